@@ -1,0 +1,125 @@
+/// One advertising report from an LE Advertising Report or LE Extended Advertising Report event,
+/// borrowing its data from the event.
+public struct AdvertisingReport {
+    public var address: BluetoothAddress
+    public var addressType: AddressType
+    /// `nil` when the controller reports 127, "RSSI not available".
+    public var rssi: Int8?
+    /// Legacy reports: the event type (0 ADV_IND … 4 SCAN_RSP). Extended reports: the 16-bit event
+    /// properties (bit 4 set for legacy PDUs).
+    public var eventType: UInt16
+    public var isExtended: Bool
+    public var data: UnsafeRawBufferPointer
+
+    @inlinable
+    init(address: BluetoothAddress, addressType: AddressType, rssi: Int8?, eventType: UInt16, isExtended: Bool, data: UnsafeRawBufferPointer) {
+        self.address = address
+        self.addressType = addressType
+        self.rssi = rssi
+        self.eventType = eventType
+        self.isExtended = isExtended
+        self.data = data
+    }
+}
+
+/// HCI LE Meta event decoding (Core spec Vol 4, Part E, §7.7.65).
+public enum LEMetaEvent {
+    public static let eventCode: UInt8 = 0x3E
+    public static let advertisingReport: UInt8 = 0x02
+    public static let extendedAdvertisingReport: UInt8 = 0x0D
+    /// Legacy advertising data is at most 31 bytes; the kernel drops longer reports.
+    public static let maxLegacyDataLength = 31
+    @usableFromInline static let rssiNotAvailable: Int8 = 127
+
+    /// Calls `body` for each advertising report in an HCI event (`event` starts at the event code).
+    /// Events that are not advertising reports are counted as skipped; malformed ones as dropped.
+    @inlinable
+    public static func forEachReport(
+        inEvent event: UnsafeRawBufferPointer,
+        counters: inout DecodeCounters,
+        _ body: (AdvertisingReport, inout DecodeCounters) -> Void
+    ) {
+        var reader = ByteReader(event)
+        guard let code = reader.u8(), let length = reader.u8(), let parameters = reader.slice(Int(length)) else {
+            counters.drop(.truncatedEvent)
+            return
+        }
+        counters.hciEvents += 1
+        guard code == eventCode, parameters.count >= 1 else {
+            counters.skipped += 1
+            return
+        }
+        var params = ByteReader(parameters)
+        switch params.u8() {
+        case advertisingReport: legacyReports(&params, counters: &counters, body)
+        case extendedAdvertisingReport: extendedReports(&params, counters: &counters, body)
+        default: counters.skipped += 1
+        }
+    }
+
+    /// Reports laid out one after another (evt_type, addr_type, addr, length, data, rssi), as the Linux
+    /// kernel reads them (`hci_le_adv_report_evt`), not as the spec's parallel arrays.
+    @inlinable
+    static func legacyReports(_ reader: inout ByteReader, counters: inout DecodeCounters, _ body: (AdvertisingReport, inout DecodeCounters) -> Void) {
+        guard var remaining = reader.u8() else {
+            counters.drop(.truncatedEvent)
+            return
+        }
+        while remaining > 0 {
+            remaining -= 1
+            guard let eventType = reader.u8(), let addressType = reader.u8(),
+                let address = BluetoothAddress(wire: &reader), let length = reader.u8(),
+                let data = reader.slice(Int(length)), let rssi = reader.u8()
+            else {
+                counters.drop(.reportPastEvent)
+                return
+            }
+            guard data.count <= maxLegacyDataLength else {
+                counters.drop(.badReportLength)
+                continue
+            }
+            counters.advertisingReports += 1
+            body(AdvertisingReport(
+                address: address, addressType: AddressType(hci: addressType), rssi: rssiValue(rssi),
+                eventType: UInt16(eventType), isExtended: false, data: data), &counters)
+        }
+    }
+
+    /// Extended reports: 24 fixed bytes (event properties, address, PHYs, SID, TX power, RSSI, periodic
+    /// interval, direct address) then the data. Legacy PDUs in them keep the 31-byte limit.
+    @inlinable
+    static func extendedReports(_ reader: inout ByteReader, counters: inout DecodeCounters, _ body: (AdvertisingReport, inout DecodeCounters) -> Void) {
+        guard var remaining = reader.u8() else {
+            counters.drop(.truncatedEvent)
+            return
+        }
+        while remaining > 0 {
+            remaining -= 1
+            guard let eventType = reader.u16(.little), let addressType = reader.u8(),
+                let address = BluetoothAddress(wire: &reader),
+                reader.skip(4),  // primary PHY, secondary PHY, SID, TX power
+                let rssi = reader.u8(),
+                reader.skip(9),  // periodic advertising interval, direct address type and address
+                let length = reader.u8(), let data = reader.slice(Int(length))
+            else {
+                counters.drop(.reportPastEvent)
+                return
+            }
+            let isLegacyPDU = eventType & 0x10 != 0
+            guard !isLegacyPDU || data.count <= maxLegacyDataLength else {
+                counters.drop(.badReportLength)
+                continue
+            }
+            counters.advertisingReports += 1
+            body(AdvertisingReport(
+                address: address, addressType: AddressType(hci: addressType), rssi: rssiValue(rssi),
+                eventType: eventType, isExtended: true, data: data), &counters)
+        }
+    }
+
+    @inlinable
+    static func rssiValue(_ byte: UInt8) -> Int8? {
+        let value = Int8(bitPattern: byte)
+        return value == rssiNotAvailable ? nil : value
+    }
+}

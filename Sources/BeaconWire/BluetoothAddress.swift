@@ -1,0 +1,53 @@
+/// A 48-bit Bluetooth device address.
+///
+/// HCI carries it least-significant byte first; people (and tshark) write it most-significant first,
+/// so `description` reverses the wire order.
+public struct BluetoothAddress: Hashable, Sendable, CustomStringConvertible {
+    /// The address as an integer: `0xAABBCCDDEEFF` prints as `AA:BB:CC:DD:EE:FF`.
+    public let rawValue: UInt64
+
+    @inlinable
+    public init(rawValue: UInt64) { self.rawValue = rawValue & 0xFFFF_FFFF_FFFF }
+
+    /// Reads six bytes in HCI (little-endian) order.
+    @inlinable
+    public init?(wire reader: inout ByteReader) {
+        guard let low = reader.u32(.little), let high = reader.u16(.little) else { return nil }
+        self.init(rawValue: UInt64(high) << 32 | UInt64(low))
+    }
+
+    public var description: String {
+        var text = ""
+        text.reserveCapacity(17)
+        for shift in stride(from: 40, through: 0, by: -8) {
+            appendHexByte(UInt8(truncatingIfNeeded: rawValue >> UInt64(shift)), to: &text)
+            if shift > 0 { text.append(":") }
+        }
+        return text
+    }
+}
+
+/// Whether an advertiser's address is public (IEEE-assigned) or random.
+public enum AddressType: UInt8, Sendable {
+    case `public`
+    case random
+
+    /// Maps the HCI address type of an advertising report: 0 and 2 are public (identity) addresses,
+    /// 1 and 3 random ones; 0xFF (anonymous, extended advertising only) carries no address and is
+    /// reported as random.
+    @inlinable
+    public init(hci value: UInt8) {
+        self = (value == 0 || value == 2) ? .public : .random
+    }
+
+    public var name: String { self == .public ? "public" : "random" }
+}
+
+@usableFromInline
+func appendHexByte(_ byte: UInt8, to text: inout String) {
+    let digits: StaticString = "0123456789ABCDEF"
+    digits.withUTF8Buffer { hex in
+        text.unicodeScalars.append(Unicode.Scalar(hex[Int(byte >> 4)]))
+        text.unicodeScalars.append(Unicode.Scalar(hex[Int(byte & 0x0F)]))
+    }
+}

@@ -1,0 +1,4 @@
+import ArgumentParser
+import BeaconCLI
+
+Beacond.main()
