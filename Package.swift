@@ -47,7 +47,7 @@ let package = Package(
         .testTarget(name: "BeaconCaptureTests", dependencies: ["BeaconCapture", "BeaconWire", "BeaconTestSupport", "CBlueZ"]),
         .testTarget(name: "BeaconCLITests", dependencies: ["BeaconCLI", "BeaconWire", "BeaconTestSupport"]),
         // Fixture paths and the expected-decode loader shared by the test targets.
-        .target(name: "BeaconTestSupport", dependencies: ["BeaconWire", "BeaconCapture"], path: "Tests/BeaconTestSupport"),
+        .target(name: "BeaconTestSupport", dependencies: ["BeaconWire", "BeaconCapture", "BeaconCLI"], path: "Tests/BeaconTestSupport"),
     ]
 )
 

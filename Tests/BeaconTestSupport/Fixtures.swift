@@ -1,1 +1,69 @@
-public enum Placeholder {}
+import BeaconCapture
+public import BeaconWire
+public import Foundation
+
+/// Where the test captures live: `Fixtures/` in this repository and `../shared/fixtures` beside it
+/// (the real captures, which CI provides and the repository must not copy).
+public enum Fixtures {
+    public static let repositoryRoot: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    public static let edgeDirectory = repositoryRoot.appendingPathComponent("Fixtures/edge")
+    public static let sharedDirectory = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/fixtures")
+
+    /// Every capture in a directory that has a `NAME.expected.jsonl` beside it.
+    public static func captures(in directory: URL) -> [URL] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return names.sorted()
+            .filter { !$0.hasSuffix(".jsonl") && !$0.hasSuffix(".md") && !$0.hasSuffix(".py") }
+            .map { directory.appendingPathComponent($0) }
+            .filter { FileManager.default.fileExists(atPath: expectedURL(for: $0).path) }
+    }
+
+    public static var sharedCaptures: [URL] { captures(in: sharedDirectory) }
+    public static var edgeCaptures: [URL] { captures(in: edgeDirectory) }
+
+    public static func expectedURL(for capture: URL) -> URL {
+        capture.deletingPathExtension().appendingPathExtension("expected.jsonl")
+    }
+
+    /// The expected decode, one JSON object per line, as `[String: JSONValue]` dictionaries.
+    public static func expected(for capture: URL) throws -> [[String: JSONValue]] {
+        try String(contentsOf: expectedURL(for: capture), encoding: .utf8)
+            .split(separator: "\n")
+            .map { try JSONValue.object(from: String($0)) }
+    }
+}
+
+/// A JSON scalar, comparable across independently written files (key order and spacing do not matter).
+public enum JSONValue: Equatable, CustomStringConvertible {
+    case string(String)
+    case number(Int)
+    case null
+
+    public static func object(from line: String) throws -> [String: JSONValue] {
+        let parsed = try JSONSerialization.jsonObject(with: Data(line.utf8), options: [.fragmentsAllowed])
+        guard let dictionary = parsed as? [String: Any] else { throw FixtureError("not a JSON object: \(line)") }
+        return try dictionary.mapValues { value in
+            switch value {
+            case is NSNull: return .null
+            case let string as String: return .string(string)
+            case let number as NSNumber: return .number(number.intValue)
+            default: throw FixtureError("unexpected JSON value in \(line)")
+            }
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .string(let text): "\"\(text)\""
+        case .number(let value): String(value)
+        case .null: "null"
+        }
+    }
+}
+
+public struct FixtureError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
