@@ -7,6 +7,9 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "beacond", targets: ["beacond"]),
+        // For the nested Benchmarks package, which measures these modules directly.
+        .library(name: "BeaconWire", targets: ["BeaconWire"]),
+        .library(name: "BeaconCapture", targets: ["BeaconCapture"]),
     ],
     dependencies: [
         // The command line: subcommands, --help, validation errors.

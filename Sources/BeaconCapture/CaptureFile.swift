@@ -1,5 +1,5 @@
 public import BeaconWire
-public import SystemPackage
+import SystemPackage
 
 /// Why a capture file cannot be replayed, worded for the one line a user sees.
 public struct CaptureFileError: Error, CustomStringConvertible {

@@ -1,5 +1,5 @@
 public import BeaconWire
-public import SystemPackage
+import SystemPackage
 
 /// Reads a file through one descriptor, retrying interrupted reads. Owned by `CaptureFile`, which
 /// closes the descriptor.

@@ -23,7 +23,7 @@ public enum AdvertisingData {
     ///
     /// A zero length ends the data early (the spec's terminator; the kernel's and BlueZ's parsers stop there
     /// too, so a beacon behind it is not seen). A structure running past the data is dropped.
-    @inlinable
+    @inlinable @inline(__always)
     public static func summarize(_ data: UnsafeRawBufferPointer) -> AdvertisingDataSummary {
         var summary = AdvertisingDataSummary()
         var offset = 0
@@ -42,7 +42,7 @@ public enum AdvertisingData {
         return summary
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     static func classify(type: UInt8, body: UnsafeRawBufferPointer, into summary: inout AdvertisingDataSummary) {
         switch type {
         case manufacturerSpecific:
@@ -78,12 +78,12 @@ public enum AdvertisingData {
     }
 
     /// Keeps the most specific kind seen in the advert: iBeacon, then AltBeacon, Eddystone, other Apple.
-    @inlinable
+    @inlinable @inline(__always)
     static func upgrade(_ summary: inout AdvertisingDataSummary, to kind: AdvertKind) {
         if rank(kind) > rank(summary.kind) { summary.kind = kind }
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     static func rank(_ kind: AdvertKind) -> Int {
         switch kind {
         case .iBeacon: 4
@@ -94,7 +94,7 @@ public enum AdvertisingData {
         }
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     static func littleEndianU16(_ bytes: UnsafeRawBufferPointer, _ offset: Int) -> UInt16 {
         UInt16(bytes[offset]) | UInt16(bytes[offset + 1]) << 8
     }

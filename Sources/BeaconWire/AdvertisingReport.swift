@@ -33,7 +33,7 @@ public enum LEMetaEvent {
 
     /// Calls `body` for each advertising report in an HCI event (`event` starts at the event code).
     /// Events that are not advertising reports are counted as skipped; malformed ones as dropped.
-    @inlinable
+    @inlinable @inline(__always)
     public static func forEachReport(
         inEvent event: UnsafeRawBufferPointer,
         counters: inout DecodeCounters,
@@ -59,7 +59,7 @@ public enum LEMetaEvent {
 
     /// Reports laid out one after another (evt_type, addr_type, addr, length, data, rssi), as the Linux
     /// kernel reads them (`hci_le_adv_report_evt`), not as the spec's parallel arrays.
-    @inlinable
+    @inlinable @inline(__always)
     static func legacyReports(_ reader: inout ByteReader, counters: inout DecodeCounters, _ body: (AdvertisingReport, inout DecodeCounters) -> Void) {
         guard var remaining = reader.u8() else {
             counters.drop(.truncatedEvent)
@@ -117,7 +117,7 @@ public enum LEMetaEvent {
         }
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     static func rssiValue(_ byte: UInt8) -> Int8? {
         let value = Int8(bitPattern: byte)
         return value == rssiNotAvailable ? nil : value

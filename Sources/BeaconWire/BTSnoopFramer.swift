@@ -17,6 +17,7 @@ public struct BTSnoopFramer: CaptureFramer {
 
     public init() {}
 
+    @inline(__always)
     public mutating func next(_ window: UnsafeMutableRawBufferPointer, atEnd: Bool) -> FrameStep {
         var reader = ByteReader(UnsafeRawBufferPointer(window))
         guard let datalink else {

@@ -10,7 +10,7 @@ public struct BluetoothAddress: Hashable, Sendable, CustomStringConvertible {
     public init(rawValue: UInt64) { self.rawValue = rawValue & 0xFFFF_FFFF_FFFF }
 
     /// Reads six bytes in HCI (little-endian) order.
-    @inlinable
+    @inlinable @inline(__always)
     public init?(wire reader: inout ByteReader) {
         guard let low = reader.u32(.little), let high = reader.u16(.little) else { return nil }
         self.init(rawValue: UInt64(high) << 32 | UInt64(low))

@@ -6,7 +6,7 @@ public struct ByteReader {
     public let bytes: UnsafeRawBufferPointer
     public var offset: Int
 
-    @inlinable
+    @inlinable @inline(__always)
     public init(_ bytes: UnsafeRawBufferPointer, offset: Int = 0) {
         self.bytes = bytes
         self.offset = offset
@@ -14,38 +14,38 @@ public struct ByteReader {
 
     @inlinable public var remaining: Int { bytes.count - offset }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func skip(_ count: Int) -> Bool {
         guard count >= 0, count <= remaining else { return false }
         offset += count
         return true
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func u8() -> UInt8? {
         guard remaining >= 1 else { return nil }
         defer { offset += 1 }
         return bytes[offset]
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func u16(_ order: ByteOrder) -> UInt16? { integer(order) }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func u32(_ order: ByteOrder) -> UInt32? { integer(order) }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func u64(_ order: ByteOrder) -> UInt64? { integer(order) }
 
     /// The next `count` bytes as a borrowed slice (rebased to start at index 0).
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func slice(_ count: Int) -> UnsafeRawBufferPointer? {
         guard count >= 0, count <= remaining else { return nil }
         defer { offset += count }
         return UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count])
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     mutating func integer<T: FixedWidthInteger>(_ order: ByteOrder) -> T? {
         let size = MemoryLayout<T>.size
         guard remaining >= size else { return nil }

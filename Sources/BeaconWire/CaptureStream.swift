@@ -20,18 +20,20 @@ public final class CaptureStream<Source: ByteSource> {
     public private(set) var format: CaptureFormat
     /// Records the framer dropped and anything lost at the container level (truncation, corruption).
     /// Records that were read are counted by `AdvertDecoder`.
-    public private(set) var counters = DecodeCounters()
+    @exclusivity(unchecked) public private(set) var counters = DecodeCounters()
 
     public static var defaultCapacity: Int { 65_536 }
     static var maxCapacity: Int { maxCaptureRecordLength + 65_536 }
 
     private var source: Source
-    private var buffer: UnsafeMutableRawBufferPointer
-    private var start = 0
-    private var end = 0
+    // Only this class touches these, from one thread at a time (it is not Sendable); the runtime exclusivity
+    // checks Swift adds to class properties would otherwise cost more than decoding a record.
+    @exclusivity(unchecked) private var buffer: UnsafeMutableRawBufferPointer
+    @exclusivity(unchecked) private var start = 0
+    @exclusivity(unchecked) private var end = 0
     /// The file offset of `buffer[0]`.
-    private var bufferOffset = 0
-    private var sourceAtEnd = false
+    @exclusivity(unchecked) private var bufferOffset = 0
+    @exclusivity(unchecked) private var sourceAtEnd = false
 
     public init(source: Source, capacity: Int = CaptureStream.defaultCapacity) throws(CaptureStreamError) {
         self.source = source
@@ -71,6 +73,8 @@ public final class CaptureStream<Source: ByteSource> {
         }
     }
 
+    // Inlined into each case of `forEachRecord` so every framer gets its own specialised loop.
+    @inline(__always)
     private func drive<Framer: CaptureFramer>(_ framer: inout Framer, _ body: (CaptureRecord, RecordPosition) throws -> Void) throws {
         var frame = 0
         while !(start == end && sourceAtEnd) {

@@ -29,7 +29,7 @@ public struct HCIPacket {
 
     /// Unwraps a record. Returns `nil` for records that carry no HCI packet (counted as skipped) and for
     /// malformed ones (counted as dropped).
-    @inlinable
+    @inlinable @inline(__always)
     public init?(_ record: CaptureRecord, counters: inout DecodeCounters) {
         var reader = ByteReader(record.payload)
         var adapter = record.adapter
@@ -77,7 +77,7 @@ public struct HCIPacket {
         self.body = UnsafeRawBufferPointer(rebasing: reader.bytes[reader.offset...])
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     static func h4Kind(_ reader: inout ByteReader, counters: inout DecodeCounters) -> Kind? {
         guard let type = reader.u8(), let kind = Kind(rawValue: type) else {
             counters.drop(.badPacketType)

@@ -23,6 +23,7 @@ public struct PcapFramer: CaptureFramer {
         }
     }
 
+    @inline(__always)
     public mutating func next(_ window: UnsafeMutableRawBufferPointer, atEnd: Bool) -> FrameStep {
         var reader = ByteReader(UnsafeRawBufferPointer(window))
         guard let order else { return readFileHeader(&reader) }
