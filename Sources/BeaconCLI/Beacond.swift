@@ -6,7 +6,7 @@ public struct Beacond: ParsableCommand {
         commandName: "beacond",
         abstract: "Missing-bike detector: listens for iBeacon adverts and reports bikes the registry marks missing.",
         discussion: """
-            Decode a recorded capture:   beacond replay Fixtures/demo/cafe.pcap
+            Decode a recorded capture:   beacond replay Fixtures/edge/sections.pcapng
             Machine-readable output:     beacond replay --format jsonl CAPTURE
             """,
         version: BeacondVersion.current,
