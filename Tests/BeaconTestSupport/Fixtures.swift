@@ -14,8 +14,8 @@ public enum Fixtures {
     /// Every capture in a directory that has a `NAME.expected.jsonl` beside it.
     public static func captures(in directory: URL) -> [URL] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        // Expected files, READMEs and scripts have no expected file of their own, so this filter drops them too.
         return names.sorted()
-            .filter { !$0.hasSuffix(".jsonl") && !$0.hasSuffix(".md") && !$0.hasSuffix(".py") }
             .map { directory.appendingPathComponent($0) }
             .filter { FileManager.default.fileExists(atPath: expectedURL(for: $0).path) }
     }

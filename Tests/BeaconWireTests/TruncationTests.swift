@@ -20,7 +20,7 @@ import Testing
     @Test(arguments: captures)
     func prefixesDecodeTheirCompleteRecords(_ capture: URL) throws {
         let bytes = Array(try Data(contentsOf: capture))
-        let full = Decode.beacons(try Decode.file(capture))
+        let full = Decode.beacons(try Decode.bytes(bytes))
         try #require(!full.isEmpty)
         let fullAdverts = full.map(\.identity)
         for cut in Self.cuts(count: bytes.count) {
