@@ -10,6 +10,7 @@ let package = Package(
         // For the nested Benchmarks package, which measures these modules directly.
         .library(name: "BeaconWire", targets: ["BeaconWire"]),
         .library(name: "BeaconCapture", targets: ["BeaconCapture"]),
+        .library(name: "BeaconEngine", targets: ["BeaconEngine"]),
     ],
     dependencies: [
         // The command line: subcommands, --help, validation errors.
@@ -27,6 +28,9 @@ let package = Package(
         // Pure bytes -> values: capture containers, HCI events, AD structures, iBeacon frames.
         // No I/O, no clock, no Foundation.
         .target(name: "BeaconWire"),
+        // Pure logic: the capture-to-engine ring, regions, the missing-bike set, ranging and the sighting
+        // policy, all on injected time. No I/O.
+        .target(name: "BeaconEngine", dependencies: ["BeaconWire"]),
         // The edge that touches files (and, later, the radio): streams captures through BeaconWire.
         .target(
             name: "BeaconCapture",
@@ -36,7 +40,7 @@ let package = Package(
         .target(
             name: "BeaconCLI",
             dependencies: [
-                "BeaconWire", "BeaconCapture",
+                "BeaconWire", "BeaconCapture", "BeaconEngine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
@@ -47,10 +51,11 @@ let package = Package(
         ),
 
         .testTarget(name: "BeaconWireTests", dependencies: ["BeaconWire", "BeaconTestSupport"]),
+        .testTarget(name: "BeaconEngineTests", dependencies: ["BeaconEngine", "BeaconWire", "BeaconTestSupport"]),
         .testTarget(name: "BeaconCaptureTests", dependencies: ["BeaconCapture", "BeaconWire", "BeaconTestSupport", "CBlueZ"]),
         .testTarget(name: "BeaconCLITests", dependencies: ["BeaconCLI", "BeaconWire", "BeaconTestSupport"]),
         // Fixture paths and the expected-decode loader shared by the test targets.
-        .target(name: "BeaconTestSupport", dependencies: ["BeaconWire", "BeaconCapture", "BeaconCLI"], path: "Tests/BeaconTestSupport"),
+        .target(name: "BeaconTestSupport", dependencies: ["BeaconWire", "BeaconCapture", "BeaconEngine", "BeaconCLI"], path: "Tests/BeaconTestSupport"),
     ]
 )
 

@@ -1,5 +1,6 @@
 public import ArgumentParser
 import BeaconCapture
+public import BeaconEngine
 public import BeaconWire
 import SystemPackage
 
@@ -7,8 +8,15 @@ import SystemPackage
 public struct ReplayCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "replay",
-        abstract: "Print the iBeacon advertisements in recorded captures.",
+        abstract: "Print the iBeacon adverts in recorded captures, or (with --missing) the sightings they cause.",
         discussion: """
+            Without --missing, every iBeacon advert is printed. With --missing BIKES.json (a list of bikes as \
+            the registry answers GET /bikes), the captures run through the ranging engine on the capture's own \
+            clock and the sightings of missing bikes are printed instead: one enter when a bike is first heard, \
+            at most one update per --report-interval while it stays, one exit when it has been silent for the \
+            exit timeout. Visits still open at the end are closed with an exit at their last-seen time. \
+            The same captures always give the same sightings, ids included.
+
             Reads pcap and pcapng (link types 201, 187 and 254), btsnoop (datalinks 1001, 1002 and 2001, \
             as btmon -w and Android write them) and hex text (hcidump -R output, or one H4 packet per line \
             with # comments). The format is detected from the content, not the file name.
@@ -26,21 +34,43 @@ public struct ReplayCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("Capture files to decode, in order.", valueName: "file"))
     public var files: [String]
 
-    @Option(help: "Output: 'table' for people, 'jsonl' for one JSON object per advert.")
+    @Option(help: "Output: 'table' for people, 'jsonl' for one JSON object per advert or sighting.")
     public var format: Format = .table
 
     @Option(
         name: .customLong("region"),
-        help: ArgumentHelp("Only print beacons in this region (repeatable).", valueName: "uuid[:major]"))
+        help: ArgumentHelp(
+            "Only beacons in this region (repeatable). With --missing the default is the FindMyBike region "
+                + "\(BeaconRegion.findMyBike).",
+            valueName: "uuid[:major]"))
     public var regions: [BeaconRegion] = []
+
+    @Option(help: ArgumentHelp("Print sightings of the missing bikes in this list (JSON, as GET /bikes answers).", valueName: "bikes.json"))
+    public var missing: String?
+
+    @Option(help: ArgumentHelp("Station id that sighting ids are derived from.", valueName: "id"))
+    public var stationId: String = "replay"
+
+    @Option(help: ArgumentHelp("Seconds of silence after which a beacon has left.", valueName: "seconds"))
+    public var exitTimeout: Int = 30
+
+    @Option(help: ArgumentHelp("At most one update sighting per visit per this many seconds.", valueName: "seconds"))
+    public var reportInterval: Int = 600
+
+    @Option(help: ArgumentHelp("The café's own beacon, which is never reported as a bike.", valueName: "uuid:major:minor"))
+    public var stationBeacon: BeaconIdentity?
 
     public init() {}
 
     public func validate() throws {
         if files.isEmpty { throw ValidationError("Name at least one capture file.") }
+        if exitTimeout < 1 { throw ValidationError("--exit-timeout must be at least 1 second.") }
+        if reportInterval < 1 { throw ValidationError("--report-interval must be at least 1 second.") }
+        if stationId.isEmpty { throw ValidationError("--station-id must not be empty.") }
     }
 
     public func run() throws {
+        if let missing { return try runSightings(missingPath: missing) }
         var output = OutputBuffer(descriptor: .standardOutput)
         do {
             let counters = try Replay(format: format, regions: regions).run(paths: files, output: &output)
@@ -52,6 +82,44 @@ public struct ReplayCommand: ParsableCommand {
             throw ExitCode(2)
         }
     }
+}
+
+extension ReplayCommand {
+    /// Bike lists larger than this are refused: 65,536 bikes with long names fit in well under it.
+    static let bikeListLimit = 32 * 1024 * 1024
+
+    func runSightings(missingPath: String) throws {
+        let configuration = EngineConfiguration(
+            stationID: stationId, regions: regions.isEmpty ? [.findMyBike] : regions,
+            exitTimeout: .seconds(exitTimeout), reportInterval: .seconds(reportInterval), stationBeacon: stationBeacon)
+        let set: MissingBikeSet
+        do {
+            let list = try BikeList(json: try WholeFile.read(path: missingPath, limit: Self.bikeListLimit))
+            set = MissingBikeSet(list: list, regions: configuration.regions)
+        } catch let error as FileReadError {
+            printToStandardError("beacond: \(error)\n")
+            throw ExitCode(2)
+        } catch {
+            printToStandardError("beacond: \(missingPath): \(error)\n")
+            throw ExitCode(2)
+        }
+        var output = OutputBuffer(descriptor: .standardOutput)
+        do {
+            let replay = SightingReplay(format: format, configuration: configuration, missing: set)
+            let result = try replay.run(paths: files, output: &output)
+            try output.flush()
+            printToStandardError(DecodeSummary.render(result.decode, files: files.count))
+            printToStandardError(SightingSummary.render(result, missing: set.statistics))
+        } catch let error as CaptureFileError {
+            try? output.flush()
+            printToStandardError("beacond: \(error)\n")
+            throw ExitCode(2)
+        }
+    }
+}
+
+extension BeaconIdentity: ExpressibleByArgument {
+    public init?(argument: String) { self.init(argument) }
 }
 
 extension BeaconRegion: ExpressibleByArgument {
@@ -75,24 +143,14 @@ public struct Replay {
         var table = AdvertTable()
         if format == .table { try output.write(AdvertTable.header) }
         for file in files {
-            var decoder = AdvertDecoder()
             if format == .table, files.count > 1 { try output.write(table.startFile(file.path, format: file.format)) }
-            var failure: (any Error)?
-            try file.forEachRecord { record, position in
-                decoder.decode(record) { advert in
-                    guard failure == nil, let line = AdvertLine(frame: position.frame, advert: advert),
+            total.add(
+                try file.forEachAdvert { advert, position in
+                    guard let line = AdvertLine(frame: position.frame, advert: advert),
                         regions.isEmpty || regions.contains(where: { $0.contains(line.beacon) })
                     else { return }
-                    do {
-                        try output.write(format == .jsonl ? line.json : table.rows(for: line))
-                    } catch {
-                        failure = error
-                    }
-                }
-                if let failure { throw failure }
-            }
-            total.add(decoder.counters)
-            total.add(file.counters)
+                    try output.write(format == .jsonl ? line.json : table.rows(for: line))
+                })
         }
         return total
     }

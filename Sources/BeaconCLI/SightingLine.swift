@@ -1,0 +1,65 @@
+public import BeaconEngine
+import BeaconWire
+
+/// One sighting as `beacond replay --missing` prints it.
+public enum SightingLine {
+    /// `--format jsonl`: exactly the keys sightingId, kind, bikeId, uuid, major, minor, firstSeen, lastSeen,
+    /// count, rssi, rssiMax, proximity, distance. RSSI is rounded to 0.1 dB and distance to the centimetre.
+    public static func json(_ sighting: Sighting) -> String {
+        var text = "{\"sightingId\":\"\(sighting.id)\",\"kind\":\"\(sighting.kind.rawValue)\""
+        text += ",\"bikeId\":" + jsonString(sighting.bikeID)
+        text += ",\"uuid\":\"\(sighting.beacon.uuid)\",\"major\":\(sighting.beacon.major),\"minor\":\(sighting.beacon.minor)"
+        text += ",\"firstSeen\":\"\(sighting.firstSeen.iso8601)\",\"lastSeen\":\"\(sighting.lastSeen.iso8601)\""
+        text += ",\"count\":\(sighting.count)"
+        text += ",\"rssi\":" + (sighting.rssi.map { rounded($0, places: 1) } ?? "null")
+        text += ",\"rssiMax\":" + (sighting.rssiMax.map { String($0) } ?? "null")
+        text += ",\"proximity\":\"\(sighting.proximity.rawValue)\""
+        text += ",\"distance\":" + (sighting.distance.map { rounded($0, places: 2) } ?? "null")
+        return text + "}\n"
+    }
+
+    /// `--format table`: one row per sighting, fitting 80 columns; bike ids longer than 14 characters are cut.
+    public static let header = "KIND    BIKE            MINOR  FIRST SEEN (UTC)     LAST SEEN  COUNT   RSSI  PROX\n"
+
+    public static func row(_ sighting: Sighting) -> String {
+        var bike = String(sighting.bikeID.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.prefix(14).map(Character.init))
+        if sighting.bikeID.count > 14 { bike = String(bike.prefix(13)) + "…" }
+        let first = sighting.firstSeen
+        var text = rightPad(sighting.kind.rawValue, 6) + "  " + rightPad(bike, 14) + "  "
+        text += leftPad(String(sighting.beacon.minor), 5) + "  "
+        text += first.isoDate + " " + String(first.clockMilliseconds.prefix(8)) + "  "
+        text += String(sighting.lastSeen.clockMilliseconds.prefix(8)) + "  "
+        text += leftPad(String(sighting.count), 6) + "  "
+        text += leftPad(sighting.rssi.map { rounded($0, places: 0) } ?? "-", 5) + "  "
+        text += sighting.proximity.rawValue
+        return text + "\n"
+    }
+
+    /// A decimal with at most `places` fraction digits, as JSON and people both read it.
+    static func rounded(_ value: Double, places: Int) -> String {
+        var scale = 1.0
+        for _ in 0..<places { scale *= 10 }
+        let scaled = (value * scale).rounded()
+        if places == 0 { return String(Int(scaled)) }
+        return String(scaled / scale)
+    }
+}
+
+/// A JSON string literal: quotes, backslashes and control characters escaped (RFC 8259 section 7).
+func jsonString(_ text: String) -> String {
+    var result = "\""
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "\"": result += "\\\""
+        case "\\": result += "\\\\"
+        case "\n": result += "\\n"
+        case "\r": result += "\\r"
+        case "\t": result += "\\t"
+        case _ where scalar.value < 0x20:
+            let hex = String(scalar.value, radix: 16)
+            result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+        default: result.unicodeScalars.append(scalar)
+        }
+    }
+    return result + "\""
+}
