@@ -18,23 +18,6 @@ public enum SightingLine {
         return text + "}\n"
     }
 
-    /// `--format table`: one row per sighting, fitting 80 columns; bike ids longer than 14 characters are cut.
-    public static let header = "KIND    BIKE            MINOR  FIRST SEEN (UTC)     LAST SEEN  COUNT   RSSI  PROX\n"
-
-    public static func row(_ sighting: Sighting) -> String {
-        var bike = String(sighting.bikeID.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.prefix(14).map(Character.init))
-        if sighting.bikeID.count > 14 { bike = String(bike.prefix(13)) + "…" }
-        let first = sighting.firstSeen
-        var text = rightPad(sighting.kind.rawValue, 6) + "  " + rightPad(bike, 14) + "  "
-        text += leftPad(String(sighting.beacon.minor), 5) + "  "
-        text += first.isoDate + " " + String(first.clockMilliseconds.prefix(8)) + "  "
-        text += String(sighting.lastSeen.clockMilliseconds.prefix(8)) + "  "
-        text += leftPad(String(sighting.count), 6) + "  "
-        text += leftPad(sighting.rssi.map { rounded($0, places: 0) } ?? "-", 5) + "  "
-        text += sighting.proximity.rawValue
-        return text + "\n"
-    }
-
     /// A decimal with at most `places` fraction digits, as JSON and people both read it.
     static func rounded(_ value: Double, places: Int) -> String {
         var scale = 1.0
@@ -62,4 +45,35 @@ func jsonString(_ text: String) -> String {
         }
     }
     return result + "\""
+}
+
+/// `--format table` for sightings: one row per sighting in 80 columns, under a line naming the date
+/// (of the visit's first advert) whenever it changes. Bike ids longer than 14 characters are cut.
+public struct SightingTable {
+    private var date: String?
+
+    public init() {}
+
+    /// FIRST and LAST are UTC times of day: the visit's first advert and the latest one up to this event.
+    public static let header = "KIND    BIKE            MINOR  FIRST     LAST        COUNT   RSSI  PROXIMITY\n"
+
+    public mutating func rows(for sighting: Sighting) -> String {
+        var text = ""
+        let first = sighting.firstSeen
+        if date != first.isoDate {
+            date = first.isoDate
+            text += "-- \(first.isoDate) (UTC)\n"
+        }
+        let printable = sighting.bikeID.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }
+        var bike = String(String.UnicodeScalarView(printable))
+        if bike.count > 14 { bike = String(bike.prefix(13)) + "…" }
+        text += rightPad(sighting.kind.rawValue, 6) + "  " + rightPad(bike, 14) + "  "
+        text += leftPad(String(sighting.beacon.minor), 5) + "  "
+        text += String(first.clockMilliseconds.prefix(8)) + "  "
+        text += String(sighting.lastSeen.clockMilliseconds.prefix(8)) + "  "
+        text += leftPad(String(sighting.count), 7) + "  "
+        text += leftPad(sighting.rssi.map { SightingLine.rounded($0, places: 0) } ?? "-", 5) + "  "
+        text += sighting.proximity.rawValue
+        return text + "\n"
+    }
 }

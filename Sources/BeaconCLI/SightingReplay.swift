@@ -32,9 +32,10 @@ public struct SightingReplay {
         var engine: RangingEngine<ManualClock>?
         var now = CaptureTime(nanosecondsSinceEpoch: 0)
         var sightings: [Sighting] = []
-        if format == .table { try output.write(SightingLine.header) }
+        var table = SightingTable()
+        if format == .table { try output.write(SightingTable.header) }
         func flush() throws {
-            for sighting in sightings { try output.write(format == .jsonl ? SightingLine.json(sighting) : SightingLine.row(sighting)) }
+            for sighting in sightings { try output.write(format == .jsonl ? SightingLine.json(sighting) : table.rows(for: sighting)) }
             sightings.removeAll(keepingCapacity: true)
         }
         for file in files {

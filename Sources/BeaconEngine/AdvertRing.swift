@@ -66,6 +66,13 @@ public final class AdvertRing: @unchecked Sendable {
         /// Entries the consumer has moved past: read, or lost to overwriting.
         public var consumed: UInt64
         public var overwritten: UInt64
+
+        public init(pushed: UInt64, consumed: UInt64, overwritten: UInt64) {
+            self.pushed = pushed
+            self.consumed = consumed
+            self.overwritten = overwritten
+        }
+
         public var depth: UInt64 { pushed &- consumed }
     }
 

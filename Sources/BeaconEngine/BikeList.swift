@@ -22,6 +22,20 @@ public struct BikeList: Sendable {
         public var make: String?
         public var model: String?
         public var colour: String?
+
+        public init(
+            id: String, minor: UInt16, missing: Bool, uuid: BeaconUUIDText? = nil, major: UInt16? = nil,
+            make: String? = nil, model: String? = nil, colour: String? = nil
+        ) {
+            self.id = id
+            self.minor = minor
+            self.missing = missing
+            self.uuid = uuid
+            self.major = major
+            self.make = make
+            self.model = model
+            self.colour = colour
+        }
     }
 
     /// The beacon UUID as the registry wrote it; parsed when the entry is placed in a region.
@@ -46,7 +60,9 @@ public struct BikeList: Sendable {
         let elements: [Element]
         do {
             elements = try JSONDecoder().decode([Element].self, from: Data(json))
-        } catch DecodingError.typeMismatch {
+        } catch DecodingError.typeMismatch, DecodingError.valueNotFound {
+            // Valid JSON of the wrong shape (an object, a string, null): elements never throw, so only the
+            // top level can be mistyped.
             throw BikeListError(.notAnArray)
         } catch {
             throw BikeListError(.notJSON)

@@ -12,8 +12,11 @@ public struct RSSIFilter: Hashable, Sendable {
 
     /// BLE RSSI readings scatter by roughly ±4 dB around the mean (multipath, antenna orientation).
     public static let measurementVariance = 16.0
-    /// How fast the true mean may drift, dB² per second: a bike being wheeled away changes by a few dB a second.
-    public static let driftPerSecond = 0.5
+    /// How fast the true mean may drift, dB² per second. Small, because what matters here is a parked bike:
+    /// at one advert a second the filter then weighs each new reading about 8 %, so one multipath dip of
+    /// 30 dB moves the estimate by about 2 dB, while after a minute of silence a new reading counts for a third
+    /// and after three minutes for a half.
+    public static let driftPerSecond = 0.1
 
     public init(first sample: Int8) {
         estimate = Double(sample)

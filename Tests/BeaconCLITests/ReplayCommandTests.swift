@@ -4,30 +4,7 @@ import Testing
 
 /// Runs the built `beacond` binary as a user would and checks what it prints and how it exits.
 @Suite struct ReplayCommandTests {
-    struct Run {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
-
-    /// The test bundle sits beside the products in the build directory.
-    static let binary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        .deletingLastPathComponent().appendingPathComponent("beacond")
-
-    func beacond(_ arguments: String...) throws -> Run {
-        let process = Process()
-        process.executableURL = Self.binary
-        process.arguments = arguments
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
-    }
+    func beacond(_ arguments: String...) throws -> BeacondRun { try BeacondRun(arguments) }
 
     static func edge(_ name: String) -> String { Fixtures.edgeDirectory.appendingPathComponent(name).path }
 
@@ -74,7 +51,7 @@ import Testing
         #expect(missing.status == 2)
         #expect(missing.stderr == "beacond: /nonexistent.pcap: no such file or directory\n")
         #expect(missing.stdout.isEmpty)
-        let binary = try beacond("replay", Self.edge("h4.btsnoop"), Self.binary.path)
+        let binary = try beacond("replay", Self.edge("h4.btsnoop"), BeacondRun.binary.path)
         #expect(binary.status == 2)
         #expect(binary.stderr.split(separator: "\n").count == 1)
         #expect(binary.stdout.isEmpty, "nothing is printed before every file has been opened")

@@ -67,3 +67,13 @@ public struct FixtureError: Error, CustomStringConvertible {
     public var description: String
     public init(_ description: String) { self.description = description }
 }
+
+extension Fixtures {
+    /// The café capture from `Fixtures/cafe/generate-cafe.py`, its bike list and its ground-truth sightings.
+    public static let cafeDirectory = repositoryRoot.appendingPathComponent("Fixtures/cafe")
+    public static let cafeCapture = cafeDirectory.appendingPathComponent("cafe.pcap")
+    public static let cafeBikes = cafeDirectory.appendingPathComponent("bikes.json")
+    public static let cafeSightings = cafeDirectory.appendingPathComponent("cafe.sightings.jsonl")
+    /// The café's own beacon in that capture.
+    public static let cafeStationBeacon = "21EECF71-D5C7-4A00-9B90-27C94B5146EA:2:1"
+}

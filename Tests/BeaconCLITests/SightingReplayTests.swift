@@ -1,0 +1,99 @@
+import BeaconTestSupport
+import Foundation
+import Testing
+
+/// `beacond replay --missing`, run as a user would, against the café capture's ground truth.
+@Suite struct SightingReplayTests {
+    static func cafe(_ extra: String...) throws -> BeacondRun {
+        try BeacondRun(
+            ["replay", "--format", "jsonl", "--missing", Fixtures.cafeBikes.path,
+             "--station-beacon", Fixtures.cafeStationBeacon, Fixtures.cafeCapture.path] + extra)
+    }
+
+    @Test func cafeSightingsMatchTheGeneratorsGroundTruth() throws {
+        let run = try Self.cafe()
+        #expect(run.status == 0, "\(run.stderr)")
+        let actual = try run.jsonLines
+        let expected = try String(contentsOf: Fixtures.cafeSightings, encoding: .utf8).split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        #expect(actual.count == expected.count)
+        // Exact fields: which bike, which event, when, how many adverts, the strongest reading.
+        let exactKeys = ["kind", "bikeId", "uuid", "major", "minor", "firstSeen", "lastSeen", "count", "rssiMax", "proximity"]
+        func exact(_ object: [String: Any]) -> String {
+            exactKeys.map { "\($0)=\(object[$0] ?? "nil")" }.joined(separator: " ")
+        }
+        let order: ([String: Any], [String: Any]) -> Bool = { exact($0) < exact($1) }
+        let actualSorted = actual.sorted(by: order)
+        let expectedSorted = expected.sorted(by: order)
+        #expect(actualSorted.map(exact) == expectedSorted.map(exact))
+        // The smoothed RSSI is beacond's own; it must sit near the model's mean once a few adverts are in.
+        for (got, want) in zip(actualSorted, expectedSorted) where (want["count"] as? Int ?? 0) >= 20 {
+            let rssi = try #require(got["rssi"] as? Double)
+            let mean = try #require(want["rssiMean"] as? Double)
+            #expect(abs(rssi - mean) < 3, "\(exact(got)): rssi \(rssi), model mean \(mean)")
+        }
+        // Nonsense measured power: no distance at all.
+        for object in actual where object["bikeId"] as? String == "bike-107" {
+            #expect(object["distance"] is NSNull)
+        }
+    }
+
+    @Test func outputHasExactlyTheDocumentedKeysAndNoAddress() throws {
+        let run = try Self.cafe()
+        let keys = ["sightingId", "kind", "bikeId", "uuid", "major", "minor", "firstSeen", "lastSeen", "count", "rssi",
+                    "rssiMax", "proximity", "distance"]
+        for object in try run.jsonLines { #expect(object.keys.sorted() == keys.sorted()) }
+        // The capture's beacon MAC addresses (C0:00:65:00:00:01 and so on) never appear; nor does owner data.
+        #expect(!run.stdout.contains("C0:00"))
+        #expect(!run.stdout.contains("SECRET") && !run.stderr.contains("SECRET"))
+        #expect(!run.stdout.contains("Triumph"), "descriptive fields are kept for the registry, not printed")
+    }
+
+    @Test func theSameCaptureGivesTheSameSightingsEveryTime() throws {
+        let first = try Self.cafe()
+        let second = try Self.cafe()
+        #expect(first.stdout == second.stdout)
+        let ids = try first.jsonLines.compactMap { $0["sightingId"] as? String }
+        #expect(Set(ids).count == ids.count)
+        // Another station makes other ids for the same events.
+        let other = try Self.cafe("--station-id", "another-cafe")
+        #expect(Set(try other.jsonLines.compactMap { $0["sightingId"] as? String }).isDisjoint(with: ids))
+    }
+
+    @Test func summaryCountsTheBikeListAndTheEngine() throws {
+        let run = try Self.cafe()
+        #expect(run.stderr.contains("bike list: 7 missing, 2 not missing, 3 skipped"), "\(run.stderr)")
+        #expect(run.stderr.contains("1 outside the regions"))
+        #expect(run.stderr.contains("station beacon: 1200 adverts"))
+        #expect(run.stderr.contains("sightings: 8 enter, 4 update, 8 exit"))
+    }
+
+    @Test func tableFitsEightyColumns() throws {
+        let run = try BeacondRun(
+            ["replay", "--missing", Fixtures.cafeBikes.path, Fixtures.cafeCapture.path])
+        #expect(run.status == 0)
+        let lines = run.stdout.split(separator: "\n")
+        #expect(lines.count == 22, "header, date line, 20 sightings")
+        #expect(lines.allSatisfy { $0.count <= 80 })
+    }
+
+    @Test(arguments: [
+        ("[", "the bike list is not valid JSON"), ("{\"bikes\":[]}", "the bike list is not a JSON array"),
+    ])
+    func badBikeListsExitTwoWithOneLine(content: String, message: String) throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("beacond-bikes-\(UUID()).json").path
+        try Data(content.utf8).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let run = try BeacondRun(["replay", "--missing", path, Fixtures.cafeCapture.path])
+        #expect(run.status == 2)
+        #expect(run.stderr == "beacond: \(path): \(message)\n")
+        #expect(run.stdout.isEmpty)
+    }
+
+    @Test func aMissingBikeListFileExitsTwo() throws {
+        let run = try BeacondRun(["replay", "--missing", "/nonexistent/bikes.json", Fixtures.cafeCapture.path])
+        #expect(run.status == 2)
+        #expect(run.stderr == "beacond: /nonexistent/bikes.json: no such file or directory\n")
+    }
+}

@@ -1,0 +1,42 @@
+public import Foundation
+
+/// Runs the built `beacond` binary as a user would and keeps what it printed and how it exited.
+public struct BeacondRun {
+    public var status: Int32
+    public var stdout: String
+    public var stderr: String
+
+    /// The test bundle sits beside the products in the build directory.
+    public static let binary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        .deletingLastPathComponent().appendingPathComponent("beacond")
+
+    public init(_ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = arguments
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        // stderr carries only a short summary, so reading stdout to the end first cannot stall the child.
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        status = process.terminationStatus
+        self.stdout = String(decoding: stdout, as: UTF8.self)
+        self.stderr = String(decoding: stderr, as: UTF8.self)
+    }
+
+    /// stdout as one parsed JSON object per line.
+    public var jsonLines: [[String: Any]] {
+        get throws {
+            try stdout.split(separator: "\n").map { line in
+                guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+                    throw FixtureError("not a JSON object: \(line)")
+                }
+                return object
+            }
+        }
+    }
+}
