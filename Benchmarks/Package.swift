@@ -11,6 +11,8 @@ let package = Package(
     name: "beacond-benchmarks",
     dependencies: [
         .package(path: ".."),
+        // Deque, for the mutex-guarded queue the advert ring is compared with.
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
     ],
     targets: [
         // The plain C loop beacond's decoder is compared with, in the same process and run.
@@ -23,6 +25,18 @@ let package = Package(
                 "CDecodeLoop", "CMallocCounter",
                 .product(name: "BeaconWire", package: root),
                 .product(name: "BeaconCapture", package: root),
+            ]
+        ),
+        // Ring and engine: the advert ring against a mutex-guarded Deque, and adverts through ring + engine
+        // with every minor missing, against the decoder's own cost measured in the same run.
+        .executableTarget(
+            name: "EngineBenchmark",
+            dependencies: [
+                "CMallocCounter",
+                .product(name: "BeaconWire", package: root),
+                .product(name: "BeaconCapture", package: root),
+                .product(name: "BeaconEngine", package: root),
+                .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
     ]
