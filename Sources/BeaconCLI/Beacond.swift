@@ -6,8 +6,9 @@ public struct Beacond: ParsableCommand {
         commandName: "beacond",
         abstract: "Missing-bike detector: listens for iBeacon adverts and reports bikes the registry marks missing.",
         discussion: """
-            Decode a recorded capture:   beacond replay Fixtures/edge/sections.pcapng
-            Machine-readable output:     beacond replay --format jsonl CAPTURE
+            Adverts in a recorded capture:   beacond replay Fixtures/edge/sections.pcapng
+            Sightings of missing bikes:      beacond replay Fixtures/cafe/cafe.pcap --missing Fixtures/cafe/bikes.json
+            Machine-readable output:         beacond replay --format jsonl CAPTURE
             """,
         version: BeacondVersion.current,
         subcommands: [ReplayCommand.self]
