@@ -11,12 +11,25 @@ let package = Package(
         .library(name: "BeaconWire", targets: ["BeaconWire"]),
         .library(name: "BeaconCapture", targets: ["BeaconCapture"]),
         .library(name: "BeaconEngine", targets: ["BeaconEngine"]),
+        .library(name: "BeaconOutbox", targets: ["BeaconOutbox"]),
     ],
     dependencies: [
         // The command line: subcommands, --help, validation errors.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         // Typed file descriptors and errno values for the file and socket edges (no raw Glibc calls).
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        // Structured logging with levels and metadata; the daemon's journal lines.
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // The registry's REST API: HTTP/1.1 and 2, TLS verified, timeouts, streaming bodies with a size cap.
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        // Already under async-http-client; named for ByteBuffer and TimeAmount (NIOCore), HTTP methods (NIOHTTP1)
+        // and to pin TLS certificate verification on explicitly (NIOSSL).
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        // SQLite for the outbox: transactions, WAL, migrations, without hand-written C calls.
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // Tests only: a real HTTP server on loopback playing the registry, with injectable faults.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         // libbluetooth (apt: libbluetooth-dev). Only BeaconCapture imports it.
@@ -31,6 +44,27 @@ let package = Package(
         // Pure logic: the capture-to-engine ring, regions, the missing-bike set, ranging and the sighting
         // policy, all on injected time. No I/O.
         .target(name: "BeaconEngine", dependencies: ["BeaconWire"]),
+        // The durable outbox: sightings committed to SQLite before any network attempt.
+        .target(
+            name: "BeaconOutbox",
+            dependencies: [
+                "BeaconEngine", "BeaconWire",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        // The registry: missing-set refresh with offline cache, and the poster that drains the outbox.
+        .target(
+            name: "BeaconRegistry",
+            dependencies: [
+                "BeaconEngine", "BeaconWire", "BeaconOutbox", "BeaconCapture",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]
+        ),
         // The edge that touches files (and, later, the radio): streams captures through BeaconWire.
         .target(
             name: "BeaconCapture",
@@ -52,8 +86,21 @@ let package = Package(
 
         .testTarget(name: "BeaconWireTests", dependencies: ["BeaconWire", "BeaconTestSupport"]),
         .testTarget(name: "BeaconEngineTests", dependencies: ["BeaconEngine", "BeaconWire", "BeaconTestSupport"]),
+        .testTarget(name: "BeaconOutboxTests", dependencies: ["BeaconOutbox", "BeaconEngine", "BeaconWire", "BeaconTestSupport"]),
+        .testTarget(
+            name: "BeaconRegistryTests",
+            dependencies: [
+                "BeaconRegistry", "BeaconOutbox", "BeaconEngine", "BeaconWire", "BeaconTestSupport", "RegistryTestServer",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(name: "BeaconCaptureTests", dependencies: ["BeaconCapture", "BeaconWire", "BeaconTestSupport", "CBlueZ"]),
         .testTarget(name: "BeaconCLITests", dependencies: ["BeaconCLI", "BeaconWire", "BeaconTestSupport"]),
+        // A registry on loopback for the tests, with injectable faults (Hummingbird).
+        .target(
+            name: "RegistryTestServer",
+            dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
+            path: "Tests/RegistryTestServer"
+        ),
         // Fixture paths and the expected-decode loader shared by the test targets.
         .target(name: "BeaconTestSupport", dependencies: ["BeaconWire", "BeaconCapture", "BeaconEngine", "BeaconCLI"], path: "Tests/BeaconTestSupport"),
     ]

@@ -1,0 +1,208 @@
+public import BeaconEngine
+import GRDB
+
+/// The durable queue between the engine and the registry: SQLite (WAL, synchronous=FULL) in the state
+/// directory. A sighting is committed here before any network attempt, and leaves only once the registry has
+/// answered 2xx (to `delivered`, remembered so a replay cannot queue it again) or refused it for good (to the
+/// dead-letter table that `status` shows).
+///
+/// Bounded: past `capacity` rows the oldest `update` rows are evicted first, then the oldest `exit` rows;
+/// `enter` rows never are (the queue grows past its bound rather than lose an owner's first alert).
+public final class Outbox: Sendable {
+    public let path: String
+    public let capacity: Int
+    private let pool: DatabasePool
+    /// How many delivered ids are remembered for de-duplication.
+    static let deliveredMemory = 200_000
+
+    public init(path: String, capacity: Int = 100_000) throws(OutboxError) {
+        self.path = path
+        self.capacity = max(1, capacity)
+        do {
+            var configuration = Configuration()
+            configuration.prepareDatabase { db in
+                // WAL (DatabasePool's default) plus a full sync at each commit: a committed sighting survives a
+                // power cut, not only a crash. Sightings are rare, so the cost does not matter.
+                try db.execute(sql: "PRAGMA synchronous = FULL")
+            }
+            configuration.busyMode = .timeout(5)
+            pool = try DatabasePool(path: path, configuration: configuration)
+            try Self.migrator.migrate(pool)
+        } catch {
+            throw OutboxError(.open, path: path, cause: error)
+        }
+    }
+
+    private static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE outbox (
+                        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                        sightingId TEXT NOT NULL UNIQUE,
+                        kind TEXT NOT NULL,
+                        body TEXT NOT NULL,
+                        createdAt INTEGER NOT NULL,
+                        attempts INTEGER NOT NULL DEFAULT 0,
+                        lastError TEXT
+                    );
+                    CREATE INDEX outbox_kind ON outbox(kind, seq);
+                    CREATE TABLE deadLetter (
+                        sightingId TEXT PRIMARY KEY,
+                        kind TEXT NOT NULL,
+                        body TEXT NOT NULL,
+                        createdAt INTEGER NOT NULL,
+                        failedAt INTEGER NOT NULL,
+                        status INTEGER,
+                        reason TEXT NOT NULL
+                    );
+                    CREATE TABLE delivered (
+                        sightingId TEXT PRIMARY KEY,
+                        deliveredAt INTEGER NOT NULL
+                    ) WITHOUT ROWID;
+                    CREATE INDEX delivered_age ON delivered(deliveredAt);
+                    CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+                    """)
+        }
+        return migrator
+    }
+
+    /// Commits sightings (one transaction). Ones already queued, delivered or dead-lettered are skipped, so
+    /// the same sighting produced twice (a restart replaying a capture) is never queued twice.
+    @discardableResult
+    public func enqueue(_ items: [OutboxItem], now: Int64) throws(OutboxError) -> EnqueueResult {
+        do {
+            return try pool.write { db in
+                var result = EnqueueResult()
+                for item in items {
+                    let known = try Bool.fetchOne(
+                        db,
+                        sql: """
+                            SELECT EXISTS(SELECT 1 FROM delivered WHERE sightingId = ?1)
+                                OR EXISTS(SELECT 1 FROM deadLetter WHERE sightingId = ?1)
+                            """, arguments: [item.sightingID]) ?? false
+                    guard !known else {
+                        result.duplicates += 1
+                        continue
+                    }
+                    try db.execute(
+                        sql: "INSERT OR IGNORE INTO outbox (sightingId, kind, body, createdAt) VALUES (?, ?, ?, ?)",
+                        arguments: [item.sightingID, item.kind.rawValue, item.body, now])
+                    if db.changesCount == 1 { result.inserted += 1 } else { result.duplicates += 1 }
+                }
+                result.evicted = try evictOverCapacity(db)
+                return result
+            }
+        } catch {
+            throw OutboxError(.write, path: path, cause: error)
+        }
+    }
+
+    private func evictOverCapacity(_ db: Database) throws -> Int {
+        var over = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox")! - capacity
+        guard over > 0 else { return 0 }
+        var evicted = 0
+        for kind in [SightingKind.update, .exit] where over > 0 {
+            try db.execute(
+                sql: "DELETE FROM outbox WHERE seq IN (SELECT seq FROM outbox WHERE kind = ? ORDER BY seq LIMIT ?)",
+                arguments: [kind.rawValue, over])
+            evicted += db.changesCount
+            over -= db.changesCount
+        }
+        try db.execute(
+            sql: "INSERT INTO counters VALUES ('evicted', ?) ON CONFLICT(name) DO UPDATE SET value = value + excluded.value",
+            arguments: [evicted])
+        return evicted
+    }
+
+    /// The oldest queued sighting: the poster sends strictly in order.
+    public func oldest() throws(OutboxError) -> OutboxEntry? {
+        do {
+            return try pool.read { db in
+                try Row.fetchOne(db, sql: "SELECT seq, sightingId, kind, body, createdAt, attempts FROM outbox ORDER BY seq LIMIT 1")
+                    .map(OutboxEntry.init(row:))
+            }
+        } catch {
+            throw OutboxError(.read, path: path, cause: error)
+        }
+    }
+
+    /// The registry took it: gone from the queue, remembered as delivered.
+    public func markDelivered(_ entry: OutboxEntry, now: Int64) throws(OutboxError) {
+        try write { db in
+            try db.execute(sql: "DELETE FROM outbox WHERE seq = ?", arguments: [entry.sequence])
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO delivered (sightingId, deliveredAt) VALUES (?, ?)",
+                arguments: [entry.sightingID, now])
+            // Forget the oldest deliveries beyond the memory bound (cheap: the index is on deliveredAt).
+            try db.execute(
+                sql: """
+                    DELETE FROM delivered WHERE sightingId IN
+                        (SELECT sightingId FROM delivered ORDER BY deliveredAt DESC LIMIT -1 OFFSET ?)
+                    """, arguments: [Self.deliveredMemory])
+        }
+    }
+
+    /// A delivery attempt failed in a way worth retrying: count it and keep the row first in line.
+    public func markAttempt(_ entry: OutboxEntry, error: String) throws(OutboxError) {
+        try write { db in
+            try db.execute(
+                sql: "UPDATE outbox SET attempts = attempts + 1, lastError = ? WHERE seq = ?",
+                arguments: [error, entry.sequence])
+        }
+    }
+
+    /// The registry refused it for good (a 4xx other than 408 and 429): out of the queue, into dead letters.
+    public func markDead(_ entry: OutboxEntry, status: Int?, reason: String, now: Int64) throws(OutboxError) {
+        try write { db in
+            try db.execute(sql: "DELETE FROM outbox WHERE seq = ?", arguments: [entry.sequence])
+            try db.execute(
+                sql: """
+                    INSERT OR REPLACE INTO deadLetter (sightingId, kind, body, createdAt, failedAt, status, reason)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [entry.sightingID, entry.kind.rawValue, entry.body, entry.createdAt, now, status, reason])
+        }
+    }
+
+    public func statistics() throws(OutboxError) -> OutboxStatistics {
+        do {
+            return try pool.read { db in
+                OutboxStatistics(
+                    depth: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox")!,
+                    deadLetters: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM deadLetter")!,
+                    evicted: try Int.fetchOne(db, sql: "SELECT value FROM counters WHERE name = 'evicted'") ?? 0,
+                    oldestCreatedAt: try Int64.fetchOne(db, sql: "SELECT MIN(createdAt) FROM outbox"))
+            }
+        } catch {
+            throw OutboxError(.read, path: path, cause: error)
+        }
+    }
+
+    /// The most recent dead letters, newest first.
+    public func deadLetters(limit: Int = 20) throws(OutboxError) -> [DeadLetter] {
+        do {
+            return try pool.read { db in
+                try Row.fetchAll(
+                    db, sql: "SELECT sightingId, kind, failedAt, status, reason FROM deadLetter ORDER BY failedAt DESC LIMIT ?",
+                    arguments: [limit]
+                ).map { row in
+                    DeadLetter(
+                        sightingID: row["sightingId"], kind: SightingKind(rawValue: row["kind"]) ?? .update,
+                        failedAt: row["failedAt"], status: row["status"], reason: row["reason"])
+                }
+            }
+        } catch {
+            throw OutboxError(.read, path: path, cause: error)
+        }
+    }
+
+    private func write(_ body: @Sendable (Database) throws -> Void) throws(OutboxError) {
+        do {
+            try pool.write(body)
+        } catch {
+            throw OutboxError(.write, path: path, cause: error)
+        }
+    }
+}

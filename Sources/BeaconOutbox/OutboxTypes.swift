@@ -1,0 +1,85 @@
+public import BeaconEngine
+import GRDB
+
+/// A sighting ready for the queue: its id, its kind (which decides eviction) and the request body to send.
+public struct OutboxItem: Hashable, Sendable {
+    public var sightingID: String
+    public var kind: SightingKind
+    public var body: String
+
+    public init(sightingID: String, kind: SightingKind, body: String) {
+        self.sightingID = sightingID
+        self.kind = kind
+        self.body = body
+    }
+}
+
+/// A queued sighting.
+public struct OutboxEntry: Hashable, Sendable {
+    public var sequence: Int64
+    public var sightingID: String
+    public var kind: SightingKind
+    public var body: String
+    /// When it was queued (the caller's clock, milliseconds since the epoch).
+    public var createdAt: Int64
+    public var attempts: Int
+
+    init(row: Row) {
+        sequence = row["seq"]
+        sightingID = row["sightingId"]
+        kind = SightingKind(rawValue: row["kind"]) ?? .update
+        body = row["body"]
+        createdAt = row["createdAt"]
+        attempts = row["attempts"]
+    }
+}
+
+public struct EnqueueResult: Hashable, Sendable {
+    public var inserted = 0
+    /// Already queued, delivered or dead-lettered.
+    public var duplicates = 0
+    /// Older rows dropped to stay within capacity.
+    public var evicted = 0
+}
+
+public struct OutboxStatistics: Hashable, Sendable {
+    public var depth: Int
+    public var deadLetters: Int
+    /// Rows evicted over the outbox's life to stay within capacity.
+    public var evicted: Int
+    public var oldestCreatedAt: Int64?
+}
+
+public struct DeadLetter: Hashable, Sendable {
+    public var sightingID: String
+    public var kind: SightingKind
+    public var failedAt: Int64
+    public var status: Int?
+    public var reason: String
+}
+
+/// An outbox operation that failed, with the path and the underlying SQLite error kept for the log line.
+public struct OutboxError: Error, CustomStringConvertible {
+    public enum Code: Sendable {
+        case open, read, write
+    }
+    public var code: Code
+    public var path: String
+    public var cause: any Error
+
+    init(_ code: Code, path: String, cause: any Error) {
+        self.code = code
+        self.path = path
+        self.cause = cause
+    }
+
+    public var description: String {
+        let action = switch code {
+        case .open: "cannot open the outbox"
+        case .read: "cannot read the outbox"
+        case .write: "cannot write the outbox"
+        }
+        let detail = (cause as? DatabaseError).map { $0.message ?? "\($0.resultCode)" } ?? String(describing: cause)
+        return "\(path): \(action): \(detail)"
+    }
+}

@@ -1,0 +1,60 @@
+import BeaconCapture
+import BeaconEngine
+import SystemPackage
+
+/// The embedded registry for a standalone café and the demo: the missing set from a local JSON file (the
+/// same format as `GET /bikes`, re-read when its size or modification time changes) and sightings appended,
+/// one JSON object per line, to a local file (fsynced, so a delivered sighting is on disk).
+public final class FileRegistry: Registry {
+    public let bikesPath: String
+    public let sightingsPath: String
+    private let maximumBytes: Int
+
+    public init(bikes: String, sightings: String, maximumBytes: Int = 16 * 1024 * 1024) {
+        bikesPath = bikes
+        sightingsPath = sightings
+        self.maximumBytes = maximumBytes
+    }
+
+    public var displayName: String { "file://" + bikesPath }
+
+    public func fetchMissing(validators: CacheValidators?) async throws(RegistryError) -> RegistryFetch {
+        let version: String
+        do {
+            version = try Self.version(of: bikesPath)
+        } catch {
+            throw RegistryError(.file, "\(bikesPath): \(error)")
+        }
+        if validators?.etag == version { return .notModified }
+        do {
+            let list = try BikeList(json: try WholeFile.read(path: bikesPath, limit: maximumBytes))
+            return .list(list, validators: CacheValidators(etag: version))
+        } catch let error as FileReadError {
+            throw RegistryError(.file, "\(error)")
+        } catch {
+            throw RegistryError(.badAnswer, "\(bikesPath): \(error)")
+        }
+    }
+
+    public func post(body: String, sightingID: String) async -> PostOutcome {
+        do {
+            let descriptor = try FileDescriptor.open(
+                FilePath(sightingsPath), .writeOnly, options: [.append, .create, .closeOnExec],
+                permissions: [.ownerReadWrite, .groupRead])
+            defer { try? descriptor.close() }
+            _ = try Array((body + "\n").utf8).withUnsafeBytes { try descriptor.writeAll($0) }
+            try SystemCalls.sync(descriptor)
+            return .delivered
+        } catch {
+            return .retry(reason: "\(sightingsPath): \(error)", retryAfter: nil)
+        }
+    }
+
+    /// Size and modification time, as a stand-in for an ETag.
+    static func version(of path: String) throws -> String {
+        let descriptor = try FileDescriptor.open(FilePath(path), .readOnly, options: [.closeOnExec])
+        defer { try? descriptor.close() }
+        let size = try descriptor.seek(offset: 0, from: .end)
+        return "\(size)-\(try SystemCalls.modificationTime(descriptor))"
+    }
+}

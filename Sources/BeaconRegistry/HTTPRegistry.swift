@@ -1,0 +1,174 @@
+public import AsyncHTTPClient
+import BeaconEngine
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+
+/// The registry's REST API over AsyncHTTPClient (TLS certificates verified, connect and request timeouts,
+/// answers capped in size). The API key never appears in what this type logs, returns or throws.
+public final class HTTPRegistry: Registry {
+    public let configuration: RegistryConfiguration
+    private let base: String
+    private let client: HTTPClient
+
+    /// `client` is shared and shut down by the caller (see `makeHTTPClient`).
+    public init(configuration: RegistryConfiguration, client: HTTPClient) {
+        guard case .http(let base) = configuration.location else {
+            preconditionFailure("HTTPRegistry needs an http(s) location")
+        }
+        self.configuration = configuration
+        self.base = base
+        self.client = client
+    }
+
+    /// An HTTP client with beacond's settings: certificates verified against the system's trust store,
+    /// the configured connect timeout, no redirects followed (a registry that moves says so in its config).
+    public static func makeHTTPClient(_ configuration: RegistryConfiguration) -> HTTPClient {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.certificateVerification = .fullVerification
+        tls.minimumTLSVersion = .tlsv12
+        return HTTPClient(
+            eventLoopGroupProvider: .singleton,
+            configuration: HTTPClient.Configuration(
+                tlsConfiguration: tls, redirectConfiguration: .disallow,
+                timeout: .init(connect: .nanoseconds(configuration.connectTimeout.nanoseconds),
+                               read: .nanoseconds(configuration.requestTimeout.nanoseconds))))
+    }
+
+    public var displayName: String { base }
+
+    private func url(_ path: String, query: [(String, String)] = []) -> (full: String, shown: String) {
+        var items = query
+        var shownItems = query
+        if configuration.authentication == .query, let key = configuration.apiKey {
+            items.append(("key", key.secret))
+            shownItems.append(("key", "REDACTED"))
+        }
+        func render(_ items: [(String, String)]) -> String {
+            items.isEmpty ? "" : "?" + items.map { "\($0.0)=\(percentEncoded($0.1))" }.joined(separator: "&")
+        }
+        return (base + path + render(items), base + path + render(shownItems))
+    }
+
+    private func request(_ path: String, query: [(String, String)] = []) -> (HTTPClientRequest, shown: String) {
+        let (full, shown) = url(path, query: query)
+        var request = HTTPClientRequest(url: full)
+        request.headers.add(name: "User-Agent", value: "beacond/\(beacondVersion)")
+        if configuration.authentication == .bearer, let key = configuration.apiKey {
+            request.headers.add(name: "Authorization", value: "Bearer \(key.secret)")
+        }
+        return (request, shown)
+    }
+
+    public func fetchMissing(validators: CacheValidators?) async throws(RegistryError) -> RegistryFetch {
+        var (request, shown) = request("/bikes", query: [("missing", "true")])
+        request.headers.add(name: "Accept", value: "application/json")
+        if let etag = validators?.etag { request.headers.add(name: "If-None-Match", value: etag) }
+        if let lastModified = validators?.lastModified { request.headers.add(name: "If-Modified-Since", value: lastModified) }
+        let response: HTTPClientResponse
+        let body: ByteBuffer
+        do {
+            response = try await client.execute(request, timeout: timeout)
+            if response.status == .notModified { return .notModified }
+            body = try await response.body.collect(upTo: configuration.maximumResponseBytes)
+        } catch is NIOTooManyBytesError {
+            throw RegistryError(.badAnswer, "GET \(shown): answer larger than \(configuration.maximumResponseBytes) bytes")
+        } catch {
+            throw RegistryError(.transport, "GET \(shown): \(Self.describe(error))")
+        }
+        guard (200..<300).contains(response.status.code) else {
+            throw RegistryError(.status(Int(response.status.code)), "GET \(shown): HTTP \(response.status.code) \(response.status.reasonPhrase)")
+        }
+        do {
+            let list = try BikeList(json: body.readableBytesView)
+            let validators = CacheValidators(
+                etag: response.headers.first(name: "ETag"), lastModified: response.headers.first(name: "Last-Modified"))
+            return .list(list, validators: validators)
+        } catch {
+            throw RegistryError(.badAnswer, "GET \(shown): \(error)")
+        }
+    }
+
+    public func post(body: String, sightingID: String) async -> PostOutcome {
+        var (request, shown) = request("/sightings")
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "Idempotency-Key", value: sightingID)
+        request.body = .bytes(ByteBuffer(string: body))
+        let response: HTTPClientResponse
+        do {
+            response = try await client.execute(request, timeout: timeout)
+            // Read (a little of) the body so the connection can be reused; its content does not matter.
+            _ = try? await response.body.collect(upTo: 64 * 1024)
+        } catch {
+            return .retry(reason: "POST \(shown): \(Self.describe(error))", retryAfter: nil)
+        }
+        let status = Int(response.status.code)
+        switch status {
+        case 200..<300:
+            return .delivered
+        case 408, 429, 500..<600:
+            return .retry(
+                reason: "POST \(shown): HTTP \(status) \(response.status.reasonPhrase)",
+                retryAfter: response.headers.first(name: "Retry-After").flatMap(RetryAfter.parse))
+        default:
+            return .rejected(status: status, reason: "POST \(shown): HTTP \(status) \(response.status.reasonPhrase)")
+        }
+    }
+
+    private var timeout: TimeAmount { .nanoseconds(configuration.requestTimeout.nanoseconds) }
+
+    /// An error in a few words, without URLs (which could carry the key).
+    static func describe(_ error: any Error) -> String {
+        switch error {
+        case let error as HTTPClientError:
+            switch error {
+            case .connectTimeout: return "connection timed out"
+            case .deadlineExceeded, .readTimeout: return "timed out"
+            case .remoteConnectionClosed: return "connection closed by the registry"
+            default: return "HTTP client error: \(error.shortDescription)"
+            }
+        case is ChannelError: return "connection failed"
+        default:
+            let text = String(describing: error)
+            if text.contains("connectTimeout") { return "connection timed out" }
+            if text.contains("ECONNREFUSED") || text.contains("Connection refused") { return "connection refused" }
+            if text.contains("ECONNRESET") || text.contains("Connection reset") { return "connection reset" }
+            return "connection failed (\(text.prefix(120)))"
+        }
+    }
+}
+
+extension HTTPClientError {
+    /// The case name only: some HTTPClientError descriptions can carry request details.
+    var shortDescription: String {
+        let text = String(describing: self)
+        return String(text.prefix { $0 != "(" })
+    }
+}
+
+extension Duration {
+    var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}
+
+/// Query values are percent-encoded outside RFC 3986's unreserved set.
+func percentEncoded(_ text: String) -> String {
+    var result = ""
+    for byte in text.utf8 {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+            result.unicodeScalars.append(Unicode.Scalar(byte))
+        default:
+            let hex = String(byte, radix: 16, uppercase: true)
+            result += "%" + (hex.count == 1 ? "0" + hex : hex)
+        }
+    }
+    return result
+}
+
+/// The version sent as `User-Agent`.
+public let beacondVersion = "0.1.0"

@@ -1,0 +1,171 @@
+public import BeaconEngine
+public import BeaconWire
+public import Logging
+import Synchronization
+
+/// Keeps the engine's missing-bike set current: loads the offline cache at start, then asks the registry
+/// every `interval` (±20 % jitter), conditionally (ETag / Last-Modified), backing off exponentially while it
+/// fails, and at once when `refreshNow()` is called. A bad answer never replaces a good set.
+public final class MissingSetRefresher<C: Clock>: Sendable where C.Duration == Duration {
+    private let registry: any Registry
+    private let cache: BikeCache?
+    private let regions: [BeaconRegion]
+    private let mailbox: MissingSetMailbox
+    private let clock: C
+    private let interval: Duration
+    private let jitter: Double
+    private let logger: Logger
+    private let wallClock: @Sendable () -> Int64
+    private let doorbell = Doorbell()
+    private let state: Mutex<State>
+
+    struct State {
+        var status: RegistrySyncStatus
+        var validators: CacheValidators?
+        var backoff: Backoff
+    }
+
+    public init(
+        registry: any Registry, cache: BikeCache?, regions: [BeaconRegion], mailbox: MissingSetMailbox, clock: C,
+        interval: Duration = .seconds(300), jitter: Double = 0.2,
+        backoff: Backoff = Backoff(base: .seconds(10), cap: .seconds(1_800)), logger: Logger,
+        wallClock: @escaping @Sendable () -> Int64
+    ) {
+        self.registry = registry
+        self.cache = cache
+        self.regions = regions
+        self.mailbox = mailbox
+        self.clock = clock
+        self.interval = interval
+        self.jitter = jitter
+        self.logger = logger
+        self.wallClock = wallClock
+        self.state = Mutex(State(status: RegistrySyncStatus(registry: registry.displayName), backoff: backoff))
+    }
+
+    public var status: RegistrySyncStatus { state.withLock { $0.status } }
+
+    /// Asks the running loop to refresh now (the control socket's `refresh`, SIGHUP).
+    public func refreshNow() { doorbell.ring() }
+
+    /// Publishes the cached set, if there is a usable one. Call before capture starts.
+    @discardableResult
+    public func loadCache() -> Bool {
+        guard let cache else { return false }
+        do {
+            guard let contents = try cache.load() else {
+                logger.notice("no cached bike list yet", metadata: ["cache.path": "\(cache.path)"])
+                return false
+            }
+            let set = MissingBikeSet(list: contents.list, regions: regions)
+            mailbox.publish(set)
+            state.withLock { state in
+                state.validators = contents.validators
+                state.status.source = .cache
+                state.status.missing = set.count
+                state.status.fetchedAt = contents.fetchedAt
+            }
+            logger.info(
+                "missing bikes loaded from the cache",
+                metadata: ["bikes.missing": "\(set.count)", "cache.fetchedAt": "\(contents.fetchedAt)"])
+            return true
+        } catch {
+            logger.error("bike cache unusable; starting without it", metadata: ["error": "\(error)"])
+            return false
+        }
+    }
+
+    /// One refresh attempt; returns whether it succeeded.
+    @discardableResult
+    public func refreshOnce() async -> Bool {
+        let validators = state.withLock { state -> CacheValidators? in
+            state.status.lastAttempt = wallClock()
+            return state.validators
+        }
+        do {
+            switch try await registry.fetchMissing(validators: validators) {
+            case .notModified:
+                let now = wallClock()
+                state.withLock { state in
+                    state.status.lastSuccess = now
+                    state.status.lastError = nil
+                    state.status.consecutiveFailures = 0
+                    state.backoff.reset()
+                }
+                logger.debug("bike list not modified")
+            case .list(let list, let validators):
+                let set = MissingBikeSet(list: list, regions: regions)
+                mailbox.publish(set)
+                let now = wallClock()
+                state.withLock { state in
+                    state.validators = validators
+                    state.status.source = .registry
+                    state.status.missing = set.count
+                    state.status.skippedEntries = set.statistics.rejectedTotal
+                    state.status.fetchedAt = now
+                    state.status.lastSuccess = now
+                    state.status.lastError = nil
+                    state.status.consecutiveFailures = 0
+                    state.backoff.reset()
+                }
+                logger.info(
+                    "missing bikes refreshed",
+                    metadata: ["bikes.missing": "\(set.count)", "bikes.skipped": "\(set.statistics.rejectedTotal)"])
+                do {
+                    try cache?.store(.init(list: list, validators: validators, fetchedAt: now, source: registry.displayName))
+                } catch {
+                    logger.error("cannot write the bike cache", metadata: ["error": "\(error)"])
+                }
+            }
+            return true
+        } catch {
+            state.withLock { state in
+                state.status.lastError = error.message
+                state.status.consecutiveFailures += 1
+            }
+            logger.warning("bike list refresh failed; keeping the set we have", metadata: ["error": "\(error.message)"])
+            return false
+        }
+    }
+
+    /// Refreshes until cancelled.
+    public func run() async {
+        var random = SystemRandomNumberGenerator()
+        while !Task.isCancelled {
+            let succeeded = await refreshOnce()
+            let delay = state.withLock { state in
+                succeeded ? jittered(interval, fraction: jitter, using: &random) : state.backoff.next(using: &random)
+            }
+            let next = wallClock() + delay.nanoseconds / 1_000_000
+            state.withLock { $0.status.nextRefresh = next }
+            await doorbell.wait(timeout: delay, clock: clock)
+        }
+    }
+}
+
+/// What `status` says about the missing-bike set and the registry. Times are milliseconds since the epoch.
+public struct RegistrySyncStatus: Hashable, Sendable {
+    public enum Source: String, Hashable, Sendable {
+        /// Nothing yet: no cache and no answer from the registry.
+        case none
+        /// The offline cache: the registry has not answered since start.
+        case cache
+        case registry
+    }
+    public var registry: String
+    public var source: Source = .none
+    public var missing = 0
+    public var skippedEntries = 0
+    /// When the set in use was fetched from the registry (whether it came to us directly or via the cache).
+    public var fetchedAt: Int64?
+    public var lastAttempt: Int64?
+    public var lastSuccess: Int64?
+    public var nextRefresh: Int64?
+    public var lastError: String?
+    public var consecutiveFailures = 0
+
+    public init(registry: String) { self.registry = registry }
+
+    /// How old the set in use is, nil with no set.
+    public func age(now: Int64) -> Duration? { fetchedAt.map { .milliseconds(now - $0) } }
+}

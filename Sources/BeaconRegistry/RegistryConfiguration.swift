@@ -1,0 +1,85 @@
+/// Where the registry is and how to talk to it.
+public struct RegistryConfiguration: Sendable {
+    public enum Location: Sendable, Equatable {
+        /// The REST API at this base URL (`http://` or `https://`), e.g. `https://registry.example/api`.
+        case http(base: String)
+        /// The embedded registry: the missing set from a local JSON file, sightings appended to a JSON-lines file.
+        case file(bikes: String, sightings: String)
+    }
+
+    /// How the API key travels: as the `key` query parameter (what the FindMyBike registry checks) or as
+    /// `Authorization: Bearer`.
+    public enum Authentication: String, Sendable, CaseIterable {
+        case query, bearer
+    }
+
+    public var location: Location
+    public var authentication: Authentication
+    public var apiKey: APIKey?
+    /// Named in every sighting (`stationId`), with the station's fixed position.
+    public var stationID: String
+    public var latitude: Double
+    public var longitude: Double
+    public var connectTimeout: Duration
+    /// The whole request, connection included.
+    public var requestTimeout: Duration
+    /// A `GET /bikes` answer larger than this is refused (65,536 bikes with long names fit in 16 MiB).
+    public var maximumResponseBytes: Int
+
+    public init(
+        location: Location, authentication: Authentication = .query, apiKey: APIKey? = nil, stationID: String,
+        latitude: Double = 0, longitude: Double = 0, connectTimeout: Duration = .seconds(5),
+        requestTimeout: Duration = .seconds(20), maximumResponseBytes: Int = 16 * 1024 * 1024
+    ) {
+        self.location = location
+        self.authentication = authentication
+        self.apiKey = apiKey
+        self.stationID = stationID
+        self.latitude = latitude
+        self.longitude = longitude
+        self.connectTimeout = connectTimeout
+        self.requestTimeout = requestTimeout
+        self.maximumResponseBytes = maximumResponseBytes
+    }
+
+    /// Parses `http(s)://…` or `file:///…/bikes.json`; for a file registry, sightings go to `sightingsFile`.
+    public static func location(_ text: String, sightingsFile: String) -> Location? {
+        if text.hasPrefix("http://") || text.hasPrefix("https://") {
+            var base = text
+            while base.hasSuffix("/") { base.removeLast() }
+            return .http(base: base)
+        }
+        if text.hasPrefix("file://") {
+            let path = String(text.dropFirst("file://".count))
+            guard path.hasPrefix("/") else { return nil }
+            return .file(bikes: path, sightings: sightingsFile)
+        }
+        return nil
+    }
+}
+
+/// The registry API key. Its description is redacted, so interpolating it into a log line or an error by
+/// mistake prints nothing secret.
+public struct APIKey: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
+    public let secret: String
+
+    public init?(_ secret: String) {
+        let trimmed = secret.trimmingWhitespace
+        guard !trimmed.isEmpty else { return nil }
+        self.secret = trimmed
+    }
+
+    public var description: String { "<redacted>" }
+    public var debugDescription: String { "<redacted>" }
+}
+
+extension String {
+    var trimmingWhitespace: String {
+        let scalars = unicodeScalars
+        var start = scalars.startIndex
+        var end = scalars.endIndex
+        while start < end, scalars[start].properties.isWhitespace { start = scalars.index(after: start) }
+        while end > start, scalars[scalars.index(before: end)].properties.isWhitespace { end = scalars.index(before: end) }
+        return String(scalars[start..<end])
+    }
+}

@@ -1,0 +1,60 @@
+public import BeaconEngine
+
+/// What `GET /bikes` gave.
+public enum RegistryFetch: Sendable {
+    /// 304: the set we have is current.
+    case notModified
+    case list(BikeList, validators: CacheValidators)
+}
+
+/// What makes the next `GET /bikes` conditional.
+public struct CacheValidators: Hashable, Sendable, Codable {
+    public var etag: String?
+    public var lastModified: String?
+
+    public init(etag: String? = nil, lastModified: String? = nil) {
+        self.etag = etag
+        self.lastModified = lastModified
+    }
+}
+
+/// How one delivery attempt ended.
+public enum PostOutcome: Hashable, Sendable {
+    /// Any 2xx: the row can go.
+    case delivered
+    /// Timeouts, connection errors, 5xx, 408, 429: try again later, not before `retryAfter` if the server said.
+    case retry(reason: String, retryAfter: Duration?)
+    /// Any other answer: the registry will never take this one.
+    case rejected(status: Int, reason: String)
+}
+
+/// A registry request that failed, worded for a log line or `status`. Never contains the API key.
+public struct RegistryError: Error, Hashable, Sendable, CustomStringConvertible {
+    public enum Code: Hashable, Sendable {
+        /// Could not connect, reset, timed out.
+        case transport
+        /// An HTTP status we cannot use.
+        case status(Int)
+        /// The answer was not a JSON array of bikes, or was too large.
+        case badAnswer
+        /// The embedded registry's file could not be read.
+        case file
+    }
+    public var code: Code
+    public var message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+/// The registry as the refresher and the poster see it; HTTP and file implementations.
+public protocol Registry: Sendable {
+    /// Where it is, for logs and status, with any key redacted.
+    var displayName: String { get }
+    func fetchMissing(validators: CacheValidators?) async throws(RegistryError) -> RegistryFetch
+    func post(body: String, sightingID: String) async -> PostOutcome
+}
