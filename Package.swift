@@ -30,6 +30,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         // Tests only: a real HTTP server on loopback playing the registry, with injectable faults.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // libbluetooth (apt: libbluetooth-dev). Only BeaconCapture imports it.
@@ -86,19 +87,27 @@ let package = Package(
 
         .testTarget(name: "BeaconWireTests", dependencies: ["BeaconWire", "BeaconTestSupport"]),
         .testTarget(name: "BeaconEngineTests", dependencies: ["BeaconEngine", "BeaconWire", "BeaconTestSupport"]),
-        .testTarget(name: "BeaconOutboxTests", dependencies: ["BeaconOutbox", "BeaconEngine", "BeaconWire", "BeaconTestSupport"]),
+        .testTarget(
+            name: "BeaconOutboxTests",
+            dependencies: [
+                "BeaconOutbox", "BeaconEngine", "BeaconWire", "BeaconTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
         .testTarget(
             name: "BeaconRegistryTests",
             dependencies: [
                 "BeaconRegistry", "BeaconOutbox", "BeaconEngine", "BeaconWire", "BeaconTestSupport", "RegistryTestServer",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
             ]),
         .testTarget(name: "BeaconCaptureTests", dependencies: ["BeaconCapture", "BeaconWire", "BeaconTestSupport", "CBlueZ"]),
         .testTarget(name: "BeaconCLITests", dependencies: ["BeaconCLI", "BeaconWire", "BeaconTestSupport"]),
         // A registry on loopback for the tests, with injectable faults (Hummingbird).
         .target(
             name: "RegistryTestServer",
-            dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
             path: "Tests/RegistryTestServer"
         ),
         // Fixture paths and the expected-decode loader shared by the test targets.

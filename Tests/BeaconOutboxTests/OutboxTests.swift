@@ -1,0 +1,92 @@
+import BeaconEngine
+import BeaconOutbox
+import BeaconTestSupport
+import GRDB
+import Testing
+
+@Suite struct OutboxTests {
+    static func item(_ n: Int, _ kind: SightingKind = .enter) -> OutboxItem {
+        OutboxItem(sightingID: "s-\(n)", kind: kind, body: "{\"n\":\(n)}")
+    }
+
+    @Test func oldestFirstAndGoneOnlyWhenDelivered() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let outbox = try Outbox(path: directory.file("outbox.sqlite"))
+        try outbox.enqueue([Self.item(1), Self.item(2), Self.item(3)], now: 1)
+        let first = try #require(try outbox.oldest())
+        #expect(first.sightingID == "s-1" && first.body == "{\"n\":1}")
+        try outbox.markAttempt(first, error: "timed out")
+        #expect(try outbox.oldest()?.sightingID == "s-1", "a failed attempt keeps it first in line")
+        #expect(try outbox.oldest()?.attempts == 1)
+        try outbox.markDelivered(first, now: 2)
+        #expect(try outbox.oldest()?.sightingID == "s-2")
+        #expect(try outbox.statistics().depth == 2)
+    }
+
+    @Test func theSameSightingIsNeverQueuedTwice() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let outbox = try Outbox(path: directory.file("outbox.sqlite"))
+        #expect(try outbox.enqueue([Self.item(1), Self.item(1)], now: 1).inserted == 1)
+        try outbox.markDelivered(try #require(try outbox.oldest()), now: 2)
+        // A restart replaying the same capture produces it again: it was delivered, so it is not queued.
+        let again = try outbox.enqueue([Self.item(1)], now: 3)
+        #expect(again.inserted == 0 && again.duplicates == 1)
+        #expect(try outbox.oldest() == nil)
+    }
+
+    @Test func refusedSightingsGoToDeadLetters() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let outbox = try Outbox(path: directory.file("outbox.sqlite"))
+        try outbox.enqueue([Self.item(1), Self.item(2)], now: 1)
+        try outbox.markDead(try #require(try outbox.oldest()), status: 422, reason: "HTTP 422", now: 5)
+        #expect(try outbox.oldest()?.sightingID == "s-2")
+        let dead = try outbox.deadLetters()
+        #expect(dead.map(\.sightingID) == ["s-1"] && dead.first?.status == 422)
+        #expect(try outbox.statistics().deadLetters == 1)
+        #expect(try outbox.enqueue([Self.item(1)], now: 6).inserted == 0)
+    }
+
+    @Test func whenFullUpdatesGoFirstThenExitsAndEntersNever() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let outbox = try Outbox(path: directory.file("outbox.sqlite"), capacity: 4)
+        try outbox.enqueue([Self.item(1, .enter), Self.item(2, .update), Self.item(3, .exit), Self.item(4, .update)], now: 1)
+        #expect(try outbox.enqueue([Self.item(5, .enter)], now: 2).evicted == 1)
+        var remaining: [String] = []
+        while let entry = try outbox.oldest() {
+            remaining.append(entry.sightingID)
+            try outbox.markDelivered(entry, now: 3)
+        }
+        #expect(remaining == ["s-1", "s-3", "s-4", "s-5"], "the oldest update went")
+        try outbox.enqueue((10..<16).map { Self.item($0, .enter) }, now: 4)
+        try outbox.enqueue([Self.item(20, .exit)], now: 5)
+        let statistics = try outbox.statistics()
+        #expect(statistics.depth == 6, "enters are never evicted, even past the bound; the exit was")
+        #expect(statistics.evicted == 2)
+    }
+
+    @Test func survivesReopeningAndUsesWAL() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("outbox.sqlite")
+        do {
+            let outbox = try Outbox(path: path)
+            try outbox.enqueue([Self.item(1), Self.item(2)], now: 1)
+        }
+        let reopened = try Outbox(path: path)
+        #expect(try reopened.statistics().depth == 2)
+        let mode = try DatabaseQueue(path: path).read { try String.fetchOne($0, sql: "PRAGMA journal_mode") }
+        #expect(mode == "wal")
+    }
+
+    @Test func anUnopenableOutboxIsAClearError() {
+        #expect {
+            try Outbox(path: "/nonexistent/dir/outbox.sqlite")
+        } throws: { error in
+            "\(error)".hasPrefix("/nonexistent/dir/outbox.sqlite: cannot open the outbox")
+        }
+    }
+}

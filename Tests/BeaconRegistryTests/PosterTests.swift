@@ -1,0 +1,130 @@
+import AsyncHTTPClient
+import BeaconEngine
+import BeaconOutbox
+import BeaconRegistry
+import BeaconTestSupport
+import Foundation
+import RegistryTestServer
+import Testing
+
+/// The poster against a real HTTP server on loopback that injects faults.
+@Suite(.serialized) struct PosterTests {
+    func withPoster(
+        _ server: RegistryServer, authentication: RegistryConfiguration.Authentication = .query,
+        _ body: (Outbox, SightingPoster<ContinuousClock>, String) async throws -> Void
+    ) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let configuration = httpConfiguration(server, authentication: authentication)
+        let client = HTTPRegistry.makeHTTPClient(configuration)
+        let outbox = try Outbox(path: directory.file("outbox.sqlite"))
+        let (logger, handler) = capturingLogger()
+        let poster = SightingPoster(
+            outbox: outbox, registry: HTTPRegistry(configuration: configuration, client: client), clock: ContinuousClock(),
+            backoff: Backoff(base: .milliseconds(20), cap: .milliseconds(200)), logger: logger, wallClock: milliseconds)
+        let task = Task { await poster.run(idlePoll: .milliseconds(100)) }
+        do {
+            try await body(outbox, poster, directory.path)
+        } catch {
+            task.cancel()
+            try? await client.shutdown()
+            throw error
+        }
+        task.cancel()
+        await task.value
+        try await client.shutdown()
+        #expect(!logText(handler).contains(secretKey), "the API key never reaches the log")
+    }
+
+    @Test func everySightingArrivesOnceInOrderThroughFaults() async throws {
+        let server = RegistryServer()
+        try await server.start()
+        defer { Task { await server.stop() } }
+        server.requireKey(secretKey)
+        server.inject([
+            .status(500), .slow(.seconds(2)), .dropConnection, .status(503), .retryAfter(seconds: 0), .status(408),
+            .garbage, .status(502),
+        ])
+        let sightings = makeSightings(10)
+        try await withPoster(server) { outbox, poster, _ in
+            try outbox.enqueue(items(sightings), now: milliseconds())
+            poster.nudge()
+            #expect(try await eventually { try outbox.statistics().depth == 0 })
+            #expect(poster.statistics.retries == 6, "500, the timeout, 503, 429, 408 and 502; the 2xx answers with broken bodies count as delivered")
+        }
+        let expected = sightings.map(\.id.description)
+        #expect(Set(server.sightings.keys) == Set(expected), "every sighting arrived")
+        // Repeats (a request that reached the server before its answer was lost) carry the same id.
+        for post in server.posts { #expect(post.idempotencyKey == post.body["sightingId"]) }
+        var firstArrival: [String] = []
+        for post in server.posts where !firstArrival.contains(post.body["sightingId"]!) { firstArrival.append(post.body["sightingId"]!) }
+        #expect(firstArrival == expected, "oldest first")
+        // The body carries the registry's required fields and beacond's own.
+        let body = try #require(server.sightings[expected[0]])
+        #expect(body["bikeId"] == "bike-0" && body["stationId"] == "cafe-1" && body["kind"] == "enter")
+        #expect(body["latitude"] == "51.5" && body["longitude"] == "-0.12" && body["date"]?.hasSuffix("Z") == true)
+        #expect(server.requests.allSatisfy { $0.query?.contains("key=\(secretKey)") == true })
+    }
+
+    @Test func retryAfterIsHonoured() async throws {
+        let server = RegistryServer()
+        try await server.start()
+        defer { Task { await server.stop() } }
+        server.inject([.retryAfter(seconds: 1)])
+        try await withPoster(server) { outbox, poster, _ in
+            let start = Date()
+            try outbox.enqueue(items(Array(makeSightings(1).prefix(1))), now: milliseconds())
+            poster.nudge()
+            #expect(try await eventually { try outbox.statistics().depth == 0 })
+            #expect(Date().timeIntervalSince(start) >= 1.0, "backoff alone would have retried after 20-40 ms")
+        }
+        #expect(server.requestCount == 2)
+    }
+
+    @Test func refusedSightingsAreDeadLetteredAndTheRestDelivered() async throws {
+        let server = RegistryServer()
+        try await server.start()
+        defer { Task { await server.stop() } }
+        server.inject([.status(400), .status(401)])
+        let sightings = makeSightings(3)
+        try await withPoster(server, authentication: .bearer) { outbox, _, _ in
+            try outbox.enqueue(items(sightings), now: milliseconds())
+            #expect(try await eventually { try outbox.statistics().depth == 0 })
+            let dead = try outbox.deadLetters()
+            #expect(Set(dead.map(\.sightingID)) == Set(sightings.prefix(2).map(\.id.description)))
+            #expect(Set(dead.compactMap(\.status)) == [400, 401])
+            #expect(dead.allSatisfy { !$0.reason.contains(secretKey) })
+        }
+        #expect(server.sightings.count == sightings.count - 2)
+        #expect(server.requests.allSatisfy { $0.authorization == "Bearer \(secretKey)" && $0.query == nil })
+    }
+
+    @Test func anUnreachableRegistryLosesNothingAndRetriesWithBackoff() async throws {
+        let server = RegistryServer()
+        try await server.start()
+        let port = server.port
+        await server.stop()  // nothing listens there now
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let configuration = RegistryConfiguration(
+            location: .http(base: "http://127.0.0.1:\(port)"), apiKey: APIKey(secretKey), stationID: "cafe-1",
+            connectTimeout: .milliseconds(300), requestTimeout: .milliseconds(500))
+        let client = HTTPRegistry.makeHTTPClient(configuration)
+        let outbox = try Outbox(path: directory.file("outbox.sqlite"))
+        let (logger, handler) = capturingLogger()
+        let poster = SightingPoster(
+            outbox: outbox, registry: HTTPRegistry(configuration: configuration, client: client), clock: ContinuousClock(),
+            backoff: Backoff(base: .milliseconds(50), cap: .milliseconds(400)), logger: logger, wallClock: milliseconds)
+        try outbox.enqueue(items(makeSightings(2)), now: milliseconds())
+        let task = Task { await poster.run() }
+        try await Task.sleep(for: .seconds(2))
+        task.cancel()
+        await task.value
+        try await client.shutdown()
+        #expect(try outbox.statistics().depth == 4, "nothing lost")
+        let attempts = poster.statistics.retries
+        #expect(attempts >= 3 && attempts <= 15, "backoff, not a storm: \(attempts) attempts in 2 s")
+        #expect(poster.statistics.lastError?.contains("REDACTED") == true)
+        #expect(!logText(handler).contains(secretKey))
+    }
+}

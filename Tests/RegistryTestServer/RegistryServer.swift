@@ -1,0 +1,168 @@
+public import Hummingbird
+import HTTPTypes
+import NIOCore
+public import Synchronization
+
+/// A registry on loopback implementing docs/registry-api.yaml, for tests: `GET /bikes` (API key checked,
+/// ETag and Last-Modified honoured with 304) and `POST /sightings` (required fields and `Idempotency-Key`
+/// checked, repeats of a key acknowledged but not recorded twice). Faults queued with `inject` answer the next
+/// requests instead: errors, slowness past a client's timeout, a connection dropped mid-answer, garbage,
+/// oversized JSON, 429 with `Retry-After`.
+public final class RegistryServer: Sendable {
+    public enum Fault: Sendable, Equatable {
+        case status(Int)
+        case retryAfter(seconds: Int)
+        case slow(Duration)
+        /// Headers and a few bytes of a longer body, then the connection is closed.
+        case dropConnection
+        case garbage
+        case oversized(bytes: Int)
+    }
+
+    public struct Received: Sendable, Equatable {
+        public var idempotencyKey: String?
+        public var body: [String: String]
+    }
+
+    struct State {
+        var bikesJSON = "[]"
+        var version = 1
+        var apiKey: String?
+        var faults: [Fault] = []
+        /// Every POST that passed validation, repeats included, in arrival order.
+        var posts: [Received] = []
+        /// Distinct sightings recorded (by Idempotency-Key).
+        var sightings: [String: [String: String]] = [:]
+        var requests: [(method: String, path: String, authorization: String?, query: String?)] = []
+    }
+
+    private let state = Mutex(State())
+    public private(set) nonisolated(unsafe) var port = 0
+    private let task: Mutex<Task<Void, any Error>?> = Mutex(nil)
+
+    public init() {}
+
+    /// Starts listening on 127.0.0.1 and a free port; returns once it accepts connections.
+    public func start() async throws {
+        let router = Router()
+        router.get("bikes") { request, _ in await self.bikes(request) }
+        router.post("sightings") { request, _ in try await self.sighting(request) }
+        let (stream, continuation) = AsyncStream.makeStream(of: Int.self)
+        let app = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in continuation.yield(channel.localAddress?.port ?? 0) })
+        task.withLock { $0 = Task { try await app.run() } }
+        for await port in stream {
+            self.port = port
+            break
+        }
+    }
+
+    public func stop() async {
+        let running = task.withLock { $0 }
+        running?.cancel()
+        _ = await running?.result
+    }
+
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    // MARK: Test controls
+
+    public func setBikes(_ json: String) {
+        state.withLock {
+            $0.bikesJSON = json
+            $0.version += 1
+        }
+    }
+
+    public func requireKey(_ key: String?) { state.withLock { $0.apiKey = key } }
+
+    /// The next requests (of any kind) get these faults, in order.
+    public func inject(_ faults: [Fault]) { state.withLock { $0.faults += faults } }
+
+    public var posts: [Received] { state.withLock { $0.posts } }
+    public var sightings: [String: [String: String]] { state.withLock { $0.sightings } }
+    public var requestCount: Int { state.withLock { $0.requests.count } }
+    public var requests: [(method: String, path: String, authorization: String?, query: String?)] { state.withLock { $0.requests } }
+
+    // MARK: Handlers
+
+    private func nextFault(_ request: Request) -> Fault? {
+        state.withLock { state in
+            state.requests.append(
+                (request.method.rawValue, request.uri.path, request.headers[.authorization], request.uri.query))
+            return state.faults.isEmpty ? nil : state.faults.removeFirst()
+        }
+    }
+
+    private func authorized(_ request: Request) -> Bool {
+        guard let key = state.withLock({ $0.apiKey }) else { return true }
+        return request.uri.queryParameters["key"].map(String.init) == key || request.headers[.authorization] == "Bearer \(key)"
+    }
+
+    private func faultResponse(_ fault: Fault) async -> Response {
+        switch fault {
+        case .status(let code):
+            return Response(status: .init(code: code))
+        case .retryAfter(let seconds):
+            return Response(status: .tooManyRequests, headers: [.retryAfter: String(seconds)])
+        case .slow(let delay):
+            try? await Task.sleep(for: delay)
+            return Response(status: .serviceUnavailable)
+        case .dropConnection:
+            return Response(
+                status: .ok, headers: [.contentType: "application/json"],
+                body: ResponseBody(contentLength: 10_000) { writer in
+                    try await writer.write(ByteBuffer(string: "[{\"id\":"))
+                    throw CancellationError()
+                })
+        case .garbage:
+            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: "<html>Bad Gateway</html>")))
+        case .oversized(let bytes):
+            let element = #"{"id":"x","beaconMinor":1,"missing":false},"#
+            let json = "[" + String(repeating: element, count: bytes / element.utf8.count + 1) + "{}]"
+            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: json)))
+        }
+    }
+
+    private func bikes(_ request: Request) async -> Response {
+        if let fault = nextFault(request) { return await faultResponse(fault) }
+        guard authorized(request) else { return Response(status: .unauthorized) }
+        let (json, version) = state.withLock { ($0.bikesJSON, $0.version) }
+        let etag = "\"v\(version)\""
+        let lastModified = "Sat, 01 Jun 2024 08:00:\(String(format2(version % 60))) GMT"
+        if request.headers[.ifNoneMatch] == etag {
+            return Response(status: .notModified, headers: [.eTag: etag])
+        }
+        return Response(
+            status: .ok, headers: [.contentType: "application/json", .eTag: etag, .lastModified: lastModified],
+            body: .init(byteBuffer: ByteBuffer(string: json)))
+    }
+
+    private func sighting(_ request: Request) async throws -> Response {
+        let fault = nextFault(request)
+        switch fault {
+        case .garbage, .dropConnection, .oversized:
+            break  // a 2xx whose body goes wrong: the registry took the sighting, so record it below
+        case .some(let fault):
+            return await faultResponse(fault)
+        case nil:
+            break
+        }
+        guard authorized(request) else { return Response(status: .unauthorized) }
+        let body = try await request.body.collect(upTo: 1 << 20)
+        guard let fields = FlatJSON.object(String(buffer: body)) else { return Response(status: .badRequest) }
+        for required in ["bikeId", "date", "latitude", "longitude", "sightingId", "kind", "stationId"] where fields[required] == nil {
+            return Response(status: .unprocessableContent)
+        }
+        let key = request.headers[HTTPField.Name("Idempotency-Key")!]
+        state.withLock { state in
+            state.posts.append(Received(idempotencyKey: key, body: fields))
+            if let key, state.sightings[key] == nil { state.sightings[key] = fields }
+        }
+        if let fault { return await faultResponse(fault) }
+        return Response(status: .created)
+    }
+}
+
+func format2(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
