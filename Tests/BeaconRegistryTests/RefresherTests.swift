@@ -1,0 +1,179 @@
+import AsyncHTTPClient
+import BeaconEngine
+import BeaconOutbox
+import BeaconRegistry
+import BeaconTestSupport
+import BeaconWire
+import Foundation
+import RegistryTestServer
+import Testing
+
+@Suite(.serialized) struct RefresherTests {
+    static let bikes = #"[{"id":"b7","beaconMinor":7,"missing":true,"deviceToken":"fcm:OWNER-SECRET"},{"id":"b8","beaconMinor":8,"missing":false}]"#
+
+    struct Rig {
+        var refresher: MissingSetRefresher<ContinuousClock>
+        var mailbox: MissingSetMailbox
+        var client: HTTPClient
+        var cachePath: String
+    }
+
+    func withRefresher(
+        _ server: RegistryServer, directory: TemporaryDirectory, base: String? = nil,
+        _ body: (Rig) async throws -> Void
+    ) async throws {
+        var configuration = httpConfiguration(server)
+        if let base { configuration.location = .http(base: base) }
+        let client = HTTPRegistry.makeHTTPClient(configuration)
+        let mailbox = MissingSetMailbox(MissingBikeSet(regions: [.findMyBike]))
+        let (logger, handler) = capturingLogger()
+        let cachePath = directory.file("missing-bikes.json")
+        let refresher = MissingSetRefresher(
+            registry: HTTPRegistry(configuration: configuration, client: client), cache: BikeCache(path: cachePath),
+            regions: [.findMyBike], mailbox: mailbox, clock: ContinuousClock(), logger: logger, wallClock: milliseconds)
+        do {
+            try await body(Rig(refresher: refresher, mailbox: mailbox, client: client, cachePath: cachePath))
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+        try await client.shutdown()
+        #expect(!logText(handler).contains(secretKey))
+        #expect(!logText(handler).contains("OWNER-SECRET"))
+    }
+
+    @Test func refreshesConditionallyAndKeepsTheSetThroughBadAnswers() async throws {
+        let server = RegistryServer()
+        try await server.start()
+        defer { Task { await server.stop() } }
+        server.requireKey(secretKey)
+        server.setBikes(Self.bikes)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try await withRefresher(server, directory: directory) { rig in
+            #expect(await rig.refresher.refreshOnce())
+            #expect(rig.mailbox.latest.count == 1 && rig.mailbox.latest.contains(region: 0, major: 1, minor: 7))
+            #expect(rig.refresher.status.source == .registry && rig.refresher.status.missing == 1)
+            #expect(await rig.refresher.refreshOnce(), "a 304 is a success")
+            #expect(server.requests.last?.query == "missing=true&key=\(secretKey)")
+            // Each bad answer is an error, and the set stays.
+            server.inject([.garbage, .oversized(bytes: 100_000), .status(500), .status(401), .slow(.seconds(2)), .dropConnection])
+            for expected in ["not valid JSON", "larger than", "HTTP 500", "HTTP 401", "timed out", "connection"] {
+                #expect(await rig.refresher.refreshOnce() == false)
+                let error = rig.refresher.status.lastError ?? ""
+                #expect(error.contains(expected), "\(error)")
+                #expect(error.contains("key=REDACTED") && !error.contains(secretKey))
+                #expect(rig.mailbox.latest.count == 1)
+            }
+            #expect(rig.refresher.status.consecutiveFailures == 6)
+            // A changed list gets through again.
+            server.setBikes(#"[{"id":"b9","beaconMinor":9,"missing":true}]"#)
+            #expect(await rig.refresher.refreshOnce())
+            #expect(rig.mailbox.latest.contains(region: 0, major: 1, minor: 9) && rig.mailbox.latest.count == 1)
+            #expect(rig.refresher.status.lastError == nil)
+        }
+        // The cache holds what beacond uses and nothing of the owner's.
+        let cache = try String(contentsOfFile: directory.file("missing-bikes.json"), encoding: .utf8)
+        #expect(cache.contains("b9") && !cache.contains("OWNER-SECRET") && !cache.contains(secretKey))
+    }
+
+    @Test func refreshNowWakesTheTimerAtOnce() async throws {
+        let server = RegistryServer()
+        try await server.start()
+        defer { Task { await server.stop() } }
+        server.setBikes(Self.bikes)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try await withRefresher(server, directory: directory) { rig in
+            let task = Task { await rig.refresher.run() }  // 5 minutes between refreshes
+            #expect(await eventually { server.requestCount == 1 })
+            server.setBikes(#"[{"id":"b9","beaconMinor":9,"missing":true}]"#)
+            rig.refresher.refreshNow()
+            #expect(await eventually(within: 5) { rig.mailbox.latest.contains(region: 0, major: 1, minor: 9) })
+            let next = try #require(rig.refresher.status.nextRefresh)
+            let delay = Double(next - milliseconds()) / 1000
+            #expect(delay > 230 && delay < 361, "5 minutes ± 20 %: \(delay) s")
+            task.cancel()
+            await task.value
+        }
+    }
+
+    @Test func noNetworkAndNoCacheThenAStaleCacheStillDetects() async throws {
+        let server = RegistryServer()
+        try await server.start()
+        server.setBikes(Self.bikes)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        // Fill the cache while the registry is up.
+        try await withRefresher(server, directory: directory) { rig in #expect(await rig.refresher.refreshOnce()) }
+        let deadBase = server.baseURL
+        await server.stop()
+
+        // No network, no cache: nothing to go on, and status says so.
+        let empty = try TemporaryDirectory()
+        defer { empty.remove() }
+        try await withRefresher(server, directory: empty, base: deadBase) { rig in
+            #expect(rig.refresher.loadCache() == false)
+            #expect(await rig.refresher.refreshOnce() == false)
+            #expect(rig.refresher.status.source == .none && rig.refresher.status.lastError != nil)
+            #expect(rig.mailbox.latest.count == 0)
+        }
+
+        // No network, a stale cache: the cached set is used, its age known.
+        try await withRefresher(server, directory: directory, base: deadBase) { rig in
+            #expect(rig.refresher.loadCache())
+            #expect(await rig.refresher.refreshOnce() == false)
+            let status = rig.refresher.status
+            #expect(status.source == .cache && status.missing == 1 && status.lastError != nil)
+            let age = try #require(status.age(now: milliseconds() + 3_600_000))
+            #expect(age >= .seconds(3_600))
+            // Detection works from it.
+            var engine = RangingEngine<ManualClock>(
+                configuration: EngineConfiguration(), missing: rig.mailbox.latest, startingAt: EngineHarness.origin)
+            var sightings: [Sighting] = []
+            let advert = EngineHarness.advert(minor: 7, at: 0)
+            engine.observe(advert, at: advert.time, into: &sightings)
+            #expect(sightings.map(\.bikeID) == ["b7"])
+        }
+    }
+
+    @Test func aCorruptCacheIsIgnoredWithAnError() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("missing-bikes.json")
+        try Data("{\"version\":1,\"bikes\":[{\"id\":".utf8).write(to: URL(fileURLWithPath: path))
+        #expect(throws: RegistryError.self) { try BikeCache(path: path).load() }
+        #expect(try BikeCache(path: directory.file("absent.json")).load() == nil)
+    }
+
+    @Test func fileRegistryReadsTheListWhenItChangesAndAppendsSightings() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let bikes = directory.file("bikes.json")
+        let out = directory.file("sightings.jsonl")
+        try Data(Self.bikes.utf8).write(to: URL(fileURLWithPath: bikes))
+        let registry = FileRegistry(bikes: bikes, sightings: out)
+        guard case .list(let list, let validators) = try await registry.fetchMissing(validators: nil) else {
+            Issue.record("expected a list")
+            return
+        }
+        #expect(list.entries.map(\.id) == ["b7", "b8"])
+        guard case .notModified = try await registry.fetchMissing(validators: validators) else {
+            Issue.record("unchanged file should be not modified")
+            return
+        }
+        try Data(#"[{"id":"b9","beaconMinor":9,"missing":true}]"#.utf8).write(to: URL(fileURLWithPath: bikes))
+        guard case .list(let changed, _) = try await registry.fetchMissing(validators: validators) else {
+            Issue.record("a changed file should be re-read")
+            return
+        }
+        #expect(changed.entries.map(\.id) == ["b9"])
+        for item in items(makeSightings(2)) {
+            #expect(await registry.post(body: item.body, sightingID: item.sightingID) == .delivered)
+        }
+        let lines = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 4 && lines.allSatisfy { FlatJSON.object(String($0))?["sightingId"] != nil })
+        try Data("not json".utf8).write(to: URL(fileURLWithPath: bikes))
+        await #expect(throws: RegistryError.self) { try await registry.fetchMissing(validators: nil) }
+    }
+}
