@@ -101,6 +101,15 @@ let package = Package(
             ]),
         .testTarget(name: "BeaconCaptureTests", dependencies: ["BeaconCapture", "BeaconWire", "BeaconTestSupport", "CBlueZ"]),
         .testTarget(name: "BeaconCLITests", dependencies: ["BeaconCLI", "BeaconWire", "BeaconTestSupport"]),
+        // The crash test's child: queues and posts sightings until killed (see OutboxCrashTests).
+        .executableTarget(
+            name: "OutboxCrashChild",
+            dependencies: [
+                "BeaconEngine", "BeaconOutbox", "BeaconRegistry", "BeaconWire", .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            path: "Tests/OutboxCrashChild"
+        ),
         // A registry on loopback for the tests, with injectable faults (Hummingbird).
         .target(
             name: "RegistryTestServer",

@@ -28,6 +28,10 @@ public final class RegistryServer: Sendable {
         var bikesJSON = "[]"
         var version = 1
         var apiKey: String?
+        /// Added to every answer.
+        var latency: Duration = .zero
+        /// Fail this fraction of requests with a 500 (after recording nothing).
+        var failureRate = 0.0
         var faults: [Fault] = []
         /// Every POST that passed validation, repeats included, in arrival order.
         var posts: [Received] = []
@@ -77,6 +81,11 @@ public final class RegistryServer: Sendable {
 
     public func requireKey(_ key: String?) { state.withLock { $0.apiKey = key } }
 
+    public func setLatency(_ latency: Duration) { state.withLock { $0.latency = latency } }
+
+    /// Answers this fraction of requests (chosen at random) with a 500, on top of injected faults.
+    public func setFailureRate(_ rate: Double) { state.withLock { $0.failureRate = rate } }
+
     /// The next requests (of any kind) get these faults, in order.
     public func inject(_ faults: [Fault]) { state.withLock { $0.faults += faults } }
 
@@ -87,12 +96,15 @@ public final class RegistryServer: Sendable {
 
     // MARK: Handlers
 
-    private func nextFault(_ request: Request) -> Fault? {
-        state.withLock { state in
+    private func nextFault(_ request: Request) async -> Fault? {
+        let (fault, latency) = state.withLock { state -> (Fault?, Duration) in
             state.requests.append(
                 (request.method.rawValue, request.uri.path, request.headers[.authorization], request.uri.query))
-            return state.faults.isEmpty ? nil : state.faults.removeFirst()
+            if !state.faults.isEmpty { return (state.faults.removeFirst(), state.latency) }
+            return (Double.random(in: 0..<1) < state.failureRate ? .status(500) : nil, state.latency)
         }
+        if latency > .zero { try? await Task.sleep(for: latency) }
+        return fault
     }
 
     private func authorized(_ request: Request) -> Bool {
@@ -126,7 +138,7 @@ public final class RegistryServer: Sendable {
     }
 
     private func bikes(_ request: Request) async -> Response {
-        if let fault = nextFault(request) { return await faultResponse(fault) }
+        if let fault = await nextFault(request) { return await faultResponse(fault) }
         guard authorized(request) else { return Response(status: .unauthorized) }
         let (json, version) = state.withLock { ($0.bikesJSON, $0.version) }
         let etag = "\"v\(version)\""
@@ -140,7 +152,7 @@ public final class RegistryServer: Sendable {
     }
 
     private func sighting(_ request: Request) async throws -> Response {
-        let fault = nextFault(request)
+        let fault = await nextFault(request)
         switch fault {
         case .garbage, .dropConnection, .oversized:
             break  // a 2xx whose body goes wrong: the registry took the sighting, so record it below
