@@ -128,3 +128,26 @@ import Testing
         #expect(!logText(handler).contains(secretKey))
     }
 }
+
+@Suite struct ConnectionResetTests {
+    @Test func aResetConnectionIsRetriedNotDeadLettered() async throws {
+        // (the reason text shows what the client made of it: "connection reset" or "connection closed")
+        let reset = try ResetServer()
+        defer { reset.stop() }
+        let configuration = RegistryConfiguration(
+            location: .http(base: reset.baseURL), apiKey: APIKey(secretKey), stationID: "cafe-1",
+            connectTimeout: .milliseconds(500), requestTimeout: .seconds(2))
+        let client = HTTPRegistry.makeHTTPClient(configuration)
+        let registry = HTTPRegistry(configuration: configuration, client: client)
+        let item = items(makeSightings(1))[0]
+        let outcome = await registry.post(body: item.body, sightingID: item.sightingID)
+        guard case .retry(let reason, nil) = outcome else {
+            Issue.record("expected a retry, got \(outcome)")
+            try await client.shutdown()
+            return
+        }
+        #expect(reason.contains("key=REDACTED") && !reason.contains(secretKey))
+        await #expect(throws: RegistryError.self) { try await registry.fetchMissing(validators: nil) }
+        try await client.shutdown()
+    }
+}
