@@ -66,6 +66,11 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
+        // The daemon: configuration, and (next) the services wired into a ServiceGroup. No @main, so tests can drive it.
+        .target(
+            name: "BeaconDaemon",
+            dependencies: ["BeaconEngine", "BeaconWire", "BeaconRegistry", "BeaconOutbox", "BeaconCapture"]
+        ),
         // The edge that touches files (and, later, the radio): streams captures through BeaconWire.
         .target(
             name: "BeaconCapture",
@@ -75,7 +80,7 @@ let package = Package(
         .target(
             name: "BeaconCLI",
             dependencies: [
-                "BeaconWire", "BeaconCapture", "BeaconEngine",
+                "BeaconWire", "BeaconCapture", "BeaconEngine", "BeaconDaemon", "BeaconRegistry",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
@@ -86,6 +91,7 @@ let package = Package(
         ),
 
         .testTarget(name: "BeaconWireTests", dependencies: ["BeaconWire", "BeaconTestSupport"]),
+        .testTarget(name: "BeaconDaemonTests", dependencies: ["BeaconDaemon", "BeaconEngine", "BeaconRegistry", "BeaconWire", "BeaconTestSupport"]),
         .testTarget(name: "BeaconEngineTests", dependencies: ["BeaconEngine", "BeaconWire", "BeaconTestSupport"]),
         .testTarget(
             name: "BeaconOutboxTests",

@@ -11,7 +11,7 @@ public struct Beacond: ParsableCommand {
             Machine-readable output:         beacond replay --format jsonl CAPTURE
             """,
         version: BeacondVersion.current,
-        subcommands: [ReplayCommand.self]
+        subcommands: [ReplayCommand.self, CheckConfigCommand.self]
     )
 
     public init() {}

@@ -97,3 +97,32 @@ import Testing
         #expect(run.stderr == "beacond: /nonexistent/bikes.json: no such file or directory\n")
     }
 }
+
+@Suite struct CheckConfigCommandTests {
+    @Test func listsEveryErrorAndExitsSeventyEight() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("beacond.conf")
+        try Data("latitude = north\nbogus = 1\n".utf8).write(to: URL(fileURLWithPath: path))
+        let run = try BeacondRun(["check-config", "--config", path, "--exit-timeout", "0"])
+        #expect(run.status == 78)
+        #expect(run.stderr == """
+            beacond: --exit-timeout: expected a whole number from 1 to 3600, got "0"
+            beacond: \(path): line 1: latitude: expected a number from -90.0 to 90.0, got "north"
+            beacond: \(path): line 2: bogus: unknown key
+
+            """)
+    }
+
+    @Test func aGoodConfigurationSaysSo() throws {
+        let run = try BeacondRun(["check-config", "--config", "/dev/null", "--station-id", "cafe-1", "--state-dir", "/tmp/beacond-state"])
+        #expect(run.status == 0)
+        #expect(run.stdout.contains("configuration is good") && run.stdout.contains("file:///tmp/beacond-state/bikes.json"))
+    }
+
+    @Test func aNamedFileThatIsMissingIsAnError() throws {
+        let run = try BeacondRun(["check-config", "--config", "/nonexistent/beacond.conf"])
+        #expect(run.status == 78)
+        #expect(run.stderr == "beacond: /nonexistent/beacond.conf: no such file or directory\n")
+    }
+}

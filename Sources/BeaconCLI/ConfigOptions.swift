@@ -1,0 +1,94 @@
+public import ArgumentParser
+import BeaconCapture
+public import BeaconDaemon
+
+/// The configuration flags `run` and `check-config` share: `--config` and one flag per configuration key,
+/// each overriding the file.
+public struct ConfigOptions: ParsableArguments {
+    public static let defaultPath = "/etc/beacond/beacond.conf"
+
+    @Option(help: ArgumentHelp("Configuration file (default \(ConfigOptions.defaultPath), if it exists).", valueName: "path"))
+    public var config: String?
+
+    @Option(help: "Station id, named in every sighting and its id.") public var stationId: String?
+    @Option(help: "Station latitude, sent with each sighting.") public var latitude: String?
+    @Option(help: "Station longitude.") public var longitude: String?
+    @Option(help: ArgumentHelp("Beacon region (repeatable; default the FindMyBike region, major 1).", valueName: "uuid[:major]"))
+    public var region: [String] = []
+    @Option(help: "Capture backend: hci, monitor or dbus.") public var backend: String?
+    @Option(help: ArgumentHelp("Adapter name or address (repeatable; default hci0).", valueName: "hciN|address"))
+    public var adapter: [String] = []
+    @Option(name: .customLong("scan-interval-ms"), help: "LE scan interval, milliseconds.") public var scanIntervalMs: String?
+    @Option(name: .customLong("scan-window-ms"), help: "LE scan window, milliseconds.") public var scanWindowMs: String?
+    @Option(help: ArgumentHelp("Registry: https://… or file:///…/bikes.json (default file://STATE/bikes.json).", valueName: "url"))
+    public var registry: String?
+    @Option(help: "How the API key is sent: query (?key=) or bearer.") public var auth: String?
+    @Option(help: ArgumentHelp("File holding the registry API key (or use the systemd credential registry-api-key).", valueName: "path"))
+    public var apiKeyFile: String?
+    @Option(help: ArgumentHelp("Seconds between missing-set refreshes (default 300).", valueName: "s")) public var refreshInterval: String?
+    @Option(help: ArgumentHelp("At most one update sighting per visit per this many seconds (default 600).", valueName: "s"))
+    public var reportInterval: String?
+    @Option(help: ArgumentHelp("Seconds of silence after which a beacon has left (default 30).", valueName: "s")) public var exitTimeout: String?
+    @Option(help: ArgumentHelp("The café's own beacon.", valueName: "uuid:major:minor")) public var stationBeacon: String?
+    @Option(help: ArgumentHelp("Seconds the station beacon may be silent before capture is unhealthy (default 120).", valueName: "s"))
+    public var stationSilence: String?
+    @Option(help: ArgumentHelp("State directory: outbox, bike cache (default /var/lib/beacond).", valueName: "path"))
+    public var stateDir: String?
+    @Option(help: ArgumentHelp("Control socket (default /run/beacond/control.sock).", valueName: "path")) public var controlSocket: String?
+    @Option(help: ArgumentHelp("Most sightings the outbox holds (default 100000).", valueName: "rows")) public var outboxCapacity: String?
+
+    public init() {}
+
+    /// The flags given, as configuration entries.
+    var flagEntries: [ConfigFile.Entry] {
+        var entries: [ConfigFile.Entry] = []
+        func add(_ key: String, _ value: String?) {
+            if let value { entries.append(ConfigFile.Entry(key: key, value: value, line: 0)) }
+        }
+        add("station-id", stationId)
+        add("latitude", latitude)
+        add("longitude", longitude)
+        for value in region { add("region", value) }
+        add("backend", backend)
+        for value in adapter { add("adapter", value) }
+        add("scan-interval-ms", scanIntervalMs)
+        add("scan-window-ms", scanWindowMs)
+        add("registry", registry)
+        add("auth", auth)
+        add("api-key-file", apiKeyFile)
+        add("refresh-interval", refreshInterval)
+        add("report-interval", reportInterval)
+        add("exit-timeout", exitTimeout)
+        add("station-beacon", stationBeacon)
+        add("station-silence", stationSilence)
+        add("state-directory", stateDir)
+        add("control-socket", controlSocket)
+        add("outbox-capacity", outboxCapacity)
+        return entries
+    }
+
+    /// Reads the file (if any) and applies the flags. Errors name the file or flag, key and reason.
+    public func load(environment: [String: String]) -> (DaemonConfiguration, [String]) {
+        var file = ConfigFile(entries: [])
+        var unreadable: String?
+        let path = config ?? Self.defaultPath
+        do {
+            file = ConfigFile(text: String(decoding: try WholeFile.read(path: path, limit: 1 << 20), as: UTF8.self))
+        } catch {
+            // The default file may be absent; a file named on the command line must exist.
+            if config != nil || error.reason != "no such file or directory" { unreadable = "\(error)" }
+        }
+        let (configuration, errors) = DaemonConfiguration.load(file: file.entries, flags: flagEntries, environment: environment)
+        let all = (file.errors + errors).enumerated().sorted {
+            ($0.element.line ?? .max, $0.offset) < ($1.element.line ?? .max, $1.offset)
+        }
+        let messages = all.map(\.element).map { error in
+            switch error.line {
+            case 0: "--\(error.key): \(error.reason)"
+            case let line?: "\(path): line \(line): \(error.key): \(error.reason)"
+            case nil: "\(error.key): \(error.reason)"
+            }
+        }
+        return (configuration, (unreadable.map { [$0] } ?? []) + messages)
+    }
+}

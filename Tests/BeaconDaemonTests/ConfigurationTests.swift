@@ -1,0 +1,84 @@
+import BeaconDaemon
+import BeaconEngine
+import BeaconRegistry
+import BeaconWire
+import Testing
+
+@Suite struct ConfigurationTests {
+    static func load(_ text: String, flags: [(String, String)] = [], environment: [String: String] = [:]) -> (DaemonConfiguration, [ConfigError]) {
+        let file = ConfigFile(text: text)
+        let (configuration, errors) = DaemonConfiguration.load(
+            file: file.entries, flags: flags.map { ConfigFile.Entry(key: $0.0, value: $0.1, line: 0) }, environment: environment)
+        return (configuration, file.errors + errors)
+    }
+
+    @Test func defaultsAreTheIssuesAndSystemdsDirectoriesWin() {
+        let (configuration, errors) = Self.load("", environment: ["STATE_DIRECTORY": "/var/lib/beacond", "RUNTIME_DIRECTORY": "/run/beacond"])
+        #expect(errors.isEmpty)
+        #expect(configuration.regions == [.findMyBike])
+        #expect(configuration.exitTimeout == 30 && configuration.reportInterval == 600 && configuration.refreshInterval == 300)
+        #expect(configuration.controlSocket == "/run/beacond/control.sock")
+        #expect(configuration.registryLocation == .file(bikes: "/var/lib/beacond/bikes.json", sightings: "/var/lib/beacond/sightings.jsonl"))
+    }
+
+    @Test func aFullFileAndFlagsThatOverrideIt() {
+        let (configuration, errors) = Self.load(
+            """
+            # Café Rosa, Hebden Bridge
+            station-id = cafe-rosa
+            latitude = 53.742
+            longitude = -2.014
+            region = 21EECF71-D5C7-4A00-9B90-27C94B5146EA:1
+            region = E2C56DB5-DFFB-48D2-B060-D0F5A71096E0
+            backend = hci
+            adapter = hci1
+            registry = "https://registry.example/api"
+            auth = bearer
+            api-key-file = /etc/beacond/api-key
+            station-beacon = 21EECF71-D5C7-4A00-9B90-27C94B5146EA:2:1
+            exit-timeout = 45
+            """, flags: [("exit-timeout", "60"), ("adapter", "00:1A:7D:DA:71:13"), ("adapter", "hci0")])
+        #expect(errors.isEmpty, "\(errors)")
+        #expect(configuration.stationID == "cafe-rosa" && configuration.latitude == 53.742)
+        #expect(configuration.regions.count == 2 && configuration.regions[1].major == nil)
+        #expect(configuration.backend == .hci && configuration.authentication == .bearer)
+        #expect(configuration.exitTimeout == 60, "the flag wins")
+        #expect(configuration.adapters == ["00:1A:7D:DA:71:13", "hci0"], "a list given as flags replaces the file's")
+        #expect(configuration.registryLocation == .http(base: "https://registry.example/api"))
+        #expect(configuration.stationBeacon?.minor == 1)
+    }
+
+    @Test func everyErrorIsListedWithItsKeyAndLine() {
+        let (_, errors) = Self.load(
+            """
+            station-id = café rosa
+            latitude = 95
+            region = 21EECF71-D5C7-4A00-9B90-27C94B5146EA
+            region = nonsense
+            scan-interval-ms = 50
+            scan-window-ms = 100
+            registry = ftp://example
+            exit-timeout = 0
+            exit-timeout = 30
+            colour = red
+            no equals sign here
+            control-socket = relative/path
+            """, flags: [("backend", "bluetooth"), ("adapter", "wlan0")])
+        let described = errors.map(\.description)
+        let expected = [
+            "line 1: station-id:", "line 2: latitude:", "line 4: region: expected UUID or UUID:MAJOR, got \"nonsense\"",
+            "line 7: registry:", "line 8: exit-timeout:", "line 9: exit-timeout: given twice (first on line 8)",
+            "line 10: colour: unknown key", "line 11: no equals sign here: expected key = value", "line 12: control-socket:",
+            "backend: expected hci, monitor or dbus", "adapter: expected an adapter name", "scan-window-ms: must not be longer",
+        ]
+        for prefix in expected {
+            #expect(described.contains { $0.hasPrefix(prefix) || $0.contains(prefix) }, "missing \(prefix) in \(described)")
+        }
+        #expect(errors.count == expected.count, "\(described)")
+    }
+
+    @Test func aRemoteRegistryNeedsAStationName() {
+        let (_, errors) = Self.load("registry = https://registry.example/api")
+        #expect(errors.map(\.key) == ["station-id"])
+    }
+}
