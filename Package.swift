@@ -26,6 +26,8 @@ let package = Package(
         // and to pin TLS certificate verification on explicitly (NIOSSL).
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        // The daemon's services: ordered start, graceful shutdown in reverse order on SIGTERM/SIGINT, SIGHUP.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // SQLite for the outbox: transactions, WAL, migrations, without hand-written C calls.
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         // Tests only: a real HTTP server on loopback playing the registry, with injectable faults.
@@ -69,7 +71,13 @@ let package = Package(
         // The daemon: configuration, and (next) the services wired into a ServiceGroup. No @main, so tests can drive it.
         .target(
             name: "BeaconDaemon",
-            dependencies: ["BeaconEngine", "BeaconWire", "BeaconRegistry", "BeaconOutbox", "BeaconCapture"]
+            dependencies: [
+                "BeaconEngine", "BeaconWire", "BeaconRegistry", "BeaconOutbox", "BeaconCapture",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
         ),
         // The edge that touches files (and, later, the radio): streams captures through BeaconWire.
         .target(
@@ -82,6 +90,7 @@ let package = Package(
             dependencies: [
                 "BeaconWire", "BeaconCapture", "BeaconEngine", "BeaconDaemon", "BeaconRegistry",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
@@ -106,7 +115,9 @@ let package = Package(
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ]),
         .testTarget(name: "BeaconCaptureTests", dependencies: ["BeaconCapture", "BeaconWire", "BeaconTestSupport", "CBlueZ"]),
-        .testTarget(name: "BeaconCLITests", dependencies: ["BeaconCLI", "BeaconWire", "BeaconTestSupport"]),
+        .testTarget(
+            name: "BeaconCLITests",
+            dependencies: ["BeaconCLI", "BeaconDaemon", "BeaconWire", "BeaconTestSupport", "RegistryTestServer"]),
         // The crash test's child: queues and posts sightings until killed (see OutboxCrashTests).
         .executableTarget(
             name: "OutboxCrashChild",

@@ -1,17 +1,20 @@
 public import ArgumentParser
 
-/// The `beacond` command. `run` (the daemon) and `status` arrive with the daemon; today it replays.
-public struct Beacond: ParsableCommand {
+/// The `beacond` command: the daemon (`run`), its control (`status`, `refresh`) and the offline tools.
+public struct Beacond: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "beacond",
         abstract: "Missing-bike detector: listens for iBeacon adverts and reports bikes the registry marks missing.",
         discussion: """
+            The daemon (systemd runs this):  beacond run
+            How the running daemon is:       beacond status
+            The daemon on a café recording:  beacond demo
             Adverts in a recorded capture:   beacond replay Fixtures/edge/sections.pcapng
             Sightings of missing bikes:      beacond replay Fixtures/cafe/cafe.pcap --missing Fixtures/cafe/bikes.json
             Machine-readable output:         beacond replay --format jsonl CAPTURE
             """,
         version: BeacondVersion.current,
-        subcommands: [ReplayCommand.self, CheckConfigCommand.self]
+        subcommands: [RunCommand.self, StatusCommand.self, RefreshCommand.self, DemoCommand.self, ReplayCommand.self, CheckConfigCommand.self]
     )
 
     public init() {}

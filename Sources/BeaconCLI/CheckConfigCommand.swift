@@ -1,5 +1,6 @@
 public import ArgumentParser
 import BeaconDaemon
+import BeaconWire
 import Foundation
 
 /// `beacond check-config`: lists every configuration error with its key and reason, or says the

@@ -69,6 +69,17 @@ public struct ConfigOptions: ParsableArguments {
 
     /// Reads the file (if any) and applies the flags. Errors name the file or flag, key and reason.
     public func load(environment: [String: String]) -> (DaemonConfiguration, [String]) {
+        Self.load(config: config, flags: flagEntries, environment: environment)
+    }
+
+    /// The same load, again later: for SIGHUP, which reads the file again with the same flags on top.
+    public var reloader: @Sendable ([String: String]) -> (DaemonConfiguration, [String]) {
+        let config = self.config
+        let flags = flagEntries
+        return { Self.load(config: config, flags: flags, environment: $0) }
+    }
+
+    static func load(config: String?, flags: [ConfigFile.Entry], environment: [String: String]) -> (DaemonConfiguration, [String]) {
         var file = ConfigFile(entries: [])
         var unreadable: String?
         let path = config ?? Self.defaultPath
@@ -78,7 +89,7 @@ public struct ConfigOptions: ParsableArguments {
             // The default file may be absent; a file named on the command line must exist.
             if config != nil || error.reason != "no such file or directory" { unreadable = "\(error)" }
         }
-        let (configuration, errors) = DaemonConfiguration.load(file: file.entries, flags: flagEntries, environment: environment)
+        let (configuration, errors) = DaemonConfiguration.load(file: file.entries, flags: flags, environment: environment)
         let all = (file.errors + errors).enumerated().sorted {
             ($0.element.line ?? .max, $0.offset) < ($1.element.line ?? .max, $1.offset)
         }

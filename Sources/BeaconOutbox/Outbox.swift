@@ -65,8 +65,26 @@ public final class Outbox: Sendable {
                     CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
                     """)
         }
+        // The journal `status` reads ("today's sightings and the last ten"): small, pruned at each enqueue.
+        migrator.registerMigration("v2-journal") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE journal (
+                        sightingId TEXT PRIMARY KEY,
+                        kind TEXT NOT NULL,
+                        bikeId TEXT NOT NULL,
+                        seenAt INTEGER NOT NULL,
+                        rssi REAL,
+                        proximity TEXT NOT NULL
+                    ) WITHOUT ROWID;
+                    CREATE INDEX journal_seen ON journal(seenAt);
+                    """)
+        }
         return migrator
     }
+
+    /// How many journal lines are kept: enough for a busy day, small enough to count in a moment.
+    static let journalMemory = 10_000
 
     /// Commits sightings (one transaction). Ones already queued, delivered or dead-lettered are skipped, so
     /// the same sighting produced twice (a restart replaying a capture) is never queued twice.
@@ -89,7 +107,19 @@ public final class Outbox: Sendable {
                     try db.execute(
                         sql: "INSERT OR IGNORE INTO outbox (sightingId, kind, body, createdAt) VALUES (?, ?, ?, ?)",
                         arguments: [item.sightingID, item.kind.rawValue, item.body, now])
-                    if db.changesCount == 1 { result.inserted += 1 } else { result.duplicates += 1 }
+                    guard db.changesCount == 1 else {
+                        result.duplicates += 1
+                        continue
+                    }
+                    result.inserted += 1
+                    try db.execute(
+                        sql: "INSERT OR IGNORE INTO journal VALUES (?, ?, ?, ?, ?, ?)",
+                        arguments: [item.sightingID, item.kind.rawValue, item.bikeID, item.seenAt, item.rssi, item.proximity])
+                }
+                if result.inserted > 0 {
+                    try db.execute(
+                        sql: "DELETE FROM journal WHERE sightingId IN (SELECT sightingId FROM journal ORDER BY seenAt DESC LIMIT -1 OFFSET ?)",
+                        arguments: [Self.journalMemory])
                 }
                 result.evicted = try evictOverCapacity(db)
                 return result
@@ -192,6 +222,37 @@ public final class Outbox: Sendable {
                         sightingID: row["sightingId"], kind: SightingKind(rawValue: row["kind"]) ?? .update,
                         failedAt: row["failedAt"], status: row["status"], reason: row["reason"])
                 }
+            }
+        } catch {
+            throw OutboxError(.read, path: path, cause: error)
+        }
+    }
+
+    /// How many sightings were journalled with `seenAt` at or after `since`, and the latest `limit` of them,
+    /// newest first, each with how far its delivery has got.
+    public func journal(since: Int64, limit: Int = 10) throws(OutboxError) -> (count: Int, recent: [JournalEntry]) {
+        do {
+            return try pool.read { db in
+                let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM journal WHERE seenAt >= ?", arguments: [since]) ?? 0
+                let rows = try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT j.*,
+                            CASE WHEN EXISTS(SELECT 1 FROM outbox o WHERE o.sightingId = j.sightingId) THEN 'queued'
+                                 WHEN EXISTS(SELECT 1 FROM delivered d WHERE d.sightingId = j.sightingId) THEN 'delivered'
+                                 WHEN EXISTS(SELECT 1 FROM deadLetter x WHERE x.sightingId = j.sightingId) THEN 'dead'
+                                 ELSE 'evicted' END AS delivery
+                        FROM journal j ORDER BY seenAt DESC, sightingId LIMIT ?
+                        """, arguments: [limit])
+                return (
+                    count,
+                    rows.map { row in
+                        JournalEntry(
+                            sightingID: row["sightingId"], kind: SightingKind(rawValue: row["kind"]) ?? .update,
+                            bikeID: row["bikeId"], seenAt: row["seenAt"], rssi: row["rssi"], proximity: row["proximity"],
+                            delivery: JournalEntry.Delivery(rawValue: row["delivery"]) ?? .queued)
+                    }
+                )
             }
         } catch {
             throw OutboxError(.read, path: path, cause: error)

@@ -1,17 +1,44 @@
 public import BeaconEngine
 import GRDB
 
-/// A sighting ready for the queue: its id, its kind (which decides eviction) and the request body to send.
+/// A sighting ready for the queue: its id, its kind (which decides eviction), the request body to send, and
+/// the few fields `status` shows in its list of recent sightings.
 public struct OutboxItem: Hashable, Sendable {
     public var sightingID: String
     public var kind: SightingKind
     public var body: String
+    public var bikeID: String
+    /// When the beacon was last heard, milliseconds since the epoch.
+    public var seenAt: Int64
+    public var rssi: Double?
+    public var proximity: String
 
-    public init(sightingID: String, kind: SightingKind, body: String) {
+    public init(
+        sightingID: String, kind: SightingKind, body: String, bikeID: String = "", seenAt: Int64 = 0, rssi: Double? = nil,
+        proximity: String = "unknown"
+    ) {
         self.sightingID = sightingID
         self.kind = kind
         self.body = body
+        self.bikeID = bikeID
+        self.seenAt = seenAt
+        self.rssi = rssi
+        self.proximity = proximity
     }
+}
+
+/// One line of the sighting journal `status` shows: what was seen and how far its delivery has got.
+public struct JournalEntry: Hashable, Sendable {
+    public enum Delivery: String, Hashable, Sendable {
+        case queued, delivered, dead, evicted
+    }
+    public var sightingID: String
+    public var kind: SightingKind
+    public var bikeID: String
+    public var seenAt: Int64
+    public var rssi: Double?
+    public var proximity: String
+    public var delivery: Delivery
 }
 
 /// A queued sighting.
@@ -48,6 +75,13 @@ public struct OutboxStatistics: Hashable, Sendable {
     /// Rows evicted over the outbox's life to stay within capacity.
     public var evicted: Int
     public var oldestCreatedAt: Int64?
+
+    public init(depth: Int = 0, deadLetters: Int = 0, evicted: Int = 0, oldestCreatedAt: Int64? = nil) {
+        self.depth = depth
+        self.deadLetters = deadLetters
+        self.evicted = evicted
+        self.oldestCreatedAt = oldestCreatedAt
+    }
 }
 
 public struct DeadLetter: Hashable, Sendable {

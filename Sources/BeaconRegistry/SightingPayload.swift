@@ -55,8 +55,9 @@ public struct SightingPayload: Codable, Hashable, Sendable {
 
     /// The outbox row for a sighting.
     public static func outboxItem(_ sighting: Sighting, stationID: String, latitude: Double, longitude: Double) -> OutboxItem {
-        OutboxItem(
-            sightingID: sighting.id.description, kind: sighting.kind,
-            body: SightingPayload(sighting, stationID: stationID, latitude: latitude, longitude: longitude).json)
+        let payload = SightingPayload(sighting, stationID: stationID, latitude: latitude, longitude: longitude)
+        return OutboxItem(
+            sightingID: payload.sightingId, kind: sighting.kind, body: payload.json, bikeID: sighting.bikeID,
+            seenAt: sighting.lastSeen.nanosecondsSinceEpoch / 1_000_000, rssi: payload.rssi, proximity: payload.proximity)
     }
 }

@@ -1,4 +1,3 @@
-public import BeaconCapture
 public import BeaconWire
 
 extension CaptureFile {

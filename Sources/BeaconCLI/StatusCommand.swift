@@ -1,0 +1,92 @@
+public import ArgumentParser
+import BeaconDaemon
+import Foundation
+
+/// `beacond status`: asks the running daemon, through its control socket, how it is.
+public struct StatusCommand: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Show how the running daemon is: capture, missing bikes, outbox, today's sightings.",
+        discussion: """
+            Asks the daemon through its control socket (mode 0660: root and the beacond group). The socket is \
+            --control-socket, else the control-socket key of the configuration file, else \
+            /run/beacond/control.sock.
+
+            Exit status: 0 when the daemon is running and healthy; 1 when it is running but unhealthy (the \
+            summary says why); 3 when it is not running; 4 when the socket cannot be used (permission).
+            """)
+
+    @Option(help: ArgumentHelp("Configuration file to take control-socket from.", valueName: "path"))
+    public var config: String?
+
+    @Option(help: ArgumentHelp("The daemon's control socket.", valueName: "path"))
+    public var controlSocket: String?
+
+    @Flag(help: "Print the full status as JSON, for machines.")
+    public var json = false
+
+    public init() {}
+
+    public func run() throws {
+        let response: ControlResponse
+        do {
+            response = try ControlClient.send("status", path: socketPath())
+        } catch {
+            printToStandardError("beacond: \(error)\n")
+            throw ExitCode(error.notRunning ? 3 : 4)
+        }
+        guard response.ok, let status = response.status else {
+            printToStandardError("beacond: the daemon refused: \(response.error ?? "no reason given")\n")
+            throw ExitCode(4)
+        }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            print(String(decoding: try encoder.encode(status), as: UTF8.self))
+        } else {
+            print(StatusText.render(status, now: Date()), terminator: "")
+        }
+        if !status.healthy { throw ExitCode(1) }
+    }
+
+    func socketPath() -> String {
+        var options = ConfigOptions()
+        options.config = config
+        options.controlSocket = controlSocket
+        // Errors elsewhere in the file do not matter here; the socket path is all status needs.
+        return options.load(environment: ProcessInfo.processInfo.environment).0.controlSocket
+    }
+}
+
+/// `beacond refresh`: asks the running daemon to fetch the missing-bike set now.
+public struct RefreshCommand: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "refresh",
+        abstract: "Ask the running daemon to refresh the missing-bike set from the registry now.",
+        discussion: "For root and members of the daemon's group. Exit status as for status: 3 when the daemon is not running.")
+
+    @Option(help: ArgumentHelp("Configuration file to take control-socket from.", valueName: "path"))
+    public var config: String?
+
+    @Option(help: ArgumentHelp("The daemon's control socket.", valueName: "path"))
+    public var controlSocket: String?
+
+    public init() {}
+
+    public func run() throws {
+        var status = StatusCommand()
+        status.config = config
+        status.controlSocket = controlSocket
+        do {
+            let response = try ControlClient.send("refresh", path: status.socketPath())
+            guard response.ok else {
+                printToStandardError("beacond: \(response.error ?? "refused")\n")
+                throw ExitCode(4)
+            }
+            print(response.message ?? "refresh requested")
+        } catch let error as ControlClient.Failure {
+            printToStandardError("beacond: \(error)\n")
+            throw ExitCode(error.notRunning ? 3 : 4)
+        }
+    }
+}

@@ -1,0 +1,51 @@
+public import BeaconWire
+import Synchronization
+
+/// What the capture side reports about itself, for `status`, the watchdog and the engine's end-of-input
+/// check. The capture thread publishes a snapshot now and then (not per advert); anyone may read it.
+public final class CaptureMonitor: Sendable {
+    public enum State: String, Sendable, Codable {
+        /// Opening the source.
+        case starting
+        case running
+        /// A replay reached the end of its files.
+        case finished
+        /// Stopped on request (shutdown).
+        case stopped
+        /// Gave up: the error says why.
+        case failed
+    }
+
+    public struct Snapshot: Sendable {
+        public var state: State = .starting
+        public var backend: String
+        /// The adapters, or the replayed files.
+        public var sources: [String]
+        public var decode = DecodeCounters()
+        /// iBeacon adverts handed to the ring.
+        public var beaconAdverts: UInt64 = 0
+        /// When the last advert of any kind arrived, wall-clock milliseconds.
+        public var lastAdvertAt: Int64?
+        /// Recovery-ladder steps taken (live capture).
+        public var recoveries = 0
+        public var lastError: String?
+    }
+
+    private let snapshot: Mutex<Snapshot>
+
+    public init(backend: String, sources: [String]) {
+        snapshot = Mutex(Snapshot(backend: backend, sources: sources))
+    }
+
+    public var current: Snapshot { snapshot.withLock { $0 } }
+
+    public func update(_ body: (inout Snapshot) -> Void) { snapshot.withLock { body(&$0) } }
+
+    /// True once the source will push nothing more.
+    public var ended: Bool {
+        switch current.state {
+        case .finished, .stopped, .failed: true
+        case .starting, .running: false
+        }
+    }
+}

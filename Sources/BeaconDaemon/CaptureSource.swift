@@ -1,0 +1,15 @@
+public import BeaconEngine
+public import BeaconWire
+
+/// Where adverts come from: a radio (issue 5's backends) or a recorded capture. A source produces on its own
+/// thread into the ring (the only producer), reports through its monitor, and stops when asked.
+public protocol CaptureSource: Sendable {
+    var monitor: CaptureMonitor { get }
+    /// Starts producing on a thread of its own; returns at once. Called once.
+    func start(into ring: AdvertRing)
+    /// Asks the thread to stop; `waitUntilStopped` returns once it has.
+    func stop()
+    func waitUntilStopped() async
+    /// The engine's "now" on the source's clock: the wall clock for a radio, the replay's position in a replay.
+    func now() -> CaptureTime
+}

@@ -1,0 +1,237 @@
+import AsyncHTTPClient
+public import BeaconEngine
+import BeaconOutbox
+import BeaconRegistry
+import Foundation
+public import Logging
+import ServiceLifecycle
+import Synchronization
+import UnixSignals
+
+/// `beacond run`: capture, engine, registry and outbox wired into one service group.
+///
+/// Everything that can be wrong at start (state directory, outbox, capture files, control socket, API key)
+/// is checked before any service runs, and reported as one line with an exit status. After that the daemon
+/// keeps going: registry and disk trouble show in `status`, never end it.
+///
+/// Services run together; on SIGTERM/SIGINT they stop in reverse order: capture first, then the control
+/// socket, the engine (which drains the ring and commits what is left), then the refresher and the poster.
+public struct Daemon: Sendable {
+    public var configuration: DaemonConfiguration
+    /// Capture files to replay instead of a radio.
+    public var replay: [String] = []
+    public var speed: Double = 1
+    public var exitWhenDrained = false
+    public var environment: [String: String] = [:]
+    /// Reads the configuration again, for SIGHUP: the configuration and its errors.
+    public var reloadConfiguration: @Sendable () -> (DaemonConfiguration, [String]) = { (DaemonConfiguration(), []) }
+    /// Called for each sighting as the engine makes it (the demo prints them).
+    public var onSighting: @Sendable (Sighting) -> Void = { _ in }
+    /// Adverts the ring holds; 16,384 is 2.5 s of a saturated Pi UART in 640 KiB.
+    public var ringCapacity = 16_384
+
+    public init(configuration: DaemonConfiguration) { self.configuration = configuration }
+
+    /// A start-up problem: what went wrong, and the sysexits(3) status to leave with.
+    public struct StartError: Error, CustomStringConvertible {
+        public var description: String
+        public var exitCode: Int32
+    }
+
+    /// Runs until SIGTERM/SIGINT (or, with `exitWhenDrained`, until the replay is over and the outbox empty).
+    /// Returns the process exit status.
+    public func run(logger: Logger) async -> Int32 {
+        let parts: Parts
+        do {
+            parts = try start(logger: logger)
+        } catch let error as StartError {
+            logger.critical("\(error.description)")
+            return error.exitCode
+        } catch {
+            logger.critical("cannot start: \(error)")
+            return 1
+        }
+        defer { parts.shutdownClients() }
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: parts.services,
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                cancellationSignals: [],
+                logger: logger))
+        do {
+            try await group.run()
+        } catch {
+            logger.critical("stopped on an error", metadata: ["error": "\(error)"])
+            return 1
+        }
+        if parts.capture.monitor.current.state == .failed { return 1 }
+        logger.info("stopped cleanly")
+        return 0
+    }
+
+    struct Parts {
+        var services: [ServiceGroupConfiguration.ServiceConfiguration]
+        var capture: any CaptureSource
+        var clients: HTTPClients
+
+        func shutdownClients() { clients.shutdown() }
+    }
+
+    private func start(logger: Logger) throws -> Parts {
+        let configuration = self.configuration
+        let state = configuration.stateDirectory
+        do {
+            try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o750])
+        } catch {
+            throw StartError(description: "cannot create the state directory \(state): \(error.localizedDescription)", exitCode: 73)
+        }
+        let outbox: Outbox
+        do {
+            outbox = try Outbox(path: state + "/outbox.sqlite", capacity: configuration.outboxCapacity)
+        } catch {
+            throw StartError(description: "\(error)", exitCode: 73)
+        }
+        let capture: any CaptureSource
+        if replay.isEmpty {
+            throw StartError(
+                description: "live capture (backend \(configuration.backend.rawValue)) is not part of this build yet; use --replay FILE",
+                exitCode: 69)
+        }
+        do {
+            capture = try ReplayCapture(paths: replay, speed: speed)
+        } catch {
+            throw StartError(description: "\(error)", exitCode: 2)
+        }
+
+        let clients = HTTPClients()
+        let registry = SwitchableRegistry(try Self.makeRegistry(configuration, environment: environment, clients: clients))
+        let wallClock: @Sendable () -> Int64 = { SystemTime.wallMilliseconds() }
+        let mailbox = MissingSetMailbox(MissingBikeSet(regions: configuration.regions))
+        let refresher = MissingSetRefresher(
+            registry: registry, cache: BikeCache(path: state + "/bikes-cache.json"), regions: configuration.regions, mailbox: mailbox,
+            clock: ContinuousClock(), interval: .seconds(configuration.refreshInterval), logger: logger, wallClock: wallClock)
+        refresher.loadCache()
+        let poster = SightingPoster(outbox: outbox, registry: registry, clock: ContinuousClock(), logger: logger, wallClock: wallClock)
+
+        let ring = AdvertRing(capacity: ringCapacity)
+        let engine = EngineService(
+            configuration: configuration.engineConfiguration, location: (configuration.latitude, configuration.longitude), ring: ring,
+            capture: capture, mailbox: mailbox, outbox: outbox, nudgePoster: { poster.nudge() }, exitWhenDrained: exitWhenDrained,
+            onSighting: onSighting, logger: logger)
+        let collector = StatusCollector(
+            version: beacondVersion, startedAt: SystemTime.wallMilliseconds(), startedMonotonic: SystemTime.monotonicNanoseconds(),
+            capture: capture.monitor, engine: engine.monitor, refresher: { refresher.status }, poster: { poster.statistics },
+            outbox: outbox, stationBeacon: configuration.stationBeacon)
+
+        let socketPath = configuration.controlSocket
+        let control: ControlServer
+        do {
+            let directory = (socketPath as NSString).deletingLastPathComponent
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o750])
+            control = try ControlServer(path: socketPath, status: { collector.report() }, refresh: { refresher.refreshNow() }, logger: logger)
+        } catch {
+            throw StartError(description: "cannot open the control socket: \(error)", exitCode: 73)
+        }
+
+        let notifier = SystemdNotifier(environment: environment)
+        let reload = reloader(registry: registry, clients: clients, refresher: refresher, logger: logger)
+        let services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: TaskService("poster") { await poster.run() }),
+            .init(service: TaskService("refresher") { await refresher.run() }),
+            .init(service: engine, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup),
+            .init(service: control),
+            .init(service: HealthService(collector: collector, notifier: notifier, logger: logger)),
+            .init(service: ReloadService(reload: reload)),
+            .init(
+                service: CaptureService(
+                    source: capture, ring: ring,
+                    ready: {
+                        notifier?.notify(["READY=1", "STATUS=capture running", "MAINPID=\(getpid())"])
+                    }, logger: logger),
+                failureTerminationBehavior: .gracefullyShutdownGroup),
+        ]
+        logger.info(
+            "beacond started",
+            metadata: [
+                "version": "\(beacondVersion)", "station.id": "\(configuration.stationID)", "registry": "\(registry.displayName)",
+                "state.directory": "\(state)", "control.socket": "\(socketPath)",
+            ])
+        return Parts(services: services, capture: capture, clients: clients)
+    }
+
+    /// The SIGHUP handler: see `ReloadService`.
+    private func reloader(
+        registry: SwitchableRegistry, clients: HTTPClients, refresher: MissingSetRefresher<ContinuousClock>, logger: Logger
+    ) -> @Sendable () async -> Void {
+        let running = Mutex(configuration)
+        let reloadConfiguration = self.reloadConfiguration
+        let environment = self.environment
+        return {
+            logger.notice("SIGHUP: reloading the configuration")
+            let (candidate, errors) = reloadConfiguration()
+            if !errors.isEmpty {
+                for error in errors { logger.error("configuration not reloaded: \(error)") }
+            } else {
+                let current = running.withLock { $0 }
+                let changed = candidate.changedKeys(from: current)
+                do {
+                    registry.replace(with: try Self.makeRegistry(candidate, environment: environment, clients: clients))
+                    running.withLock { $0 = candidate }
+                    let later = changed.filter { !DaemonConfiguration.reloadableKeys.contains($0) }
+                    if !later.isEmpty {
+                        logger.warning("changed keys take effect at the next restart", metadata: ["keys": "\(later.joined(separator: ", "))"])
+                    }
+                    logger.notice("configuration reloaded", metadata: ["registry": "\(registry.displayName)"])
+                } catch {
+                    logger.error("configuration not reloaded: \(error)")
+                }
+            }
+            refresher.refreshNow()
+        }
+    }
+
+    /// The registry a configuration names, with its API key (from `api-key-file`, else the systemd credential
+    /// `registry-api-key`).
+    static func makeRegistry(
+        _ configuration: DaemonConfiguration, environment: [String: String], clients: HTTPClients
+    ) throws -> any Registry {
+        switch configuration.registryLocation {
+        case .file(let bikes, let sightings):
+            return FileRegistry(bikes: bikes, sightings: sightings)
+        case .http:
+            let key: APIKey?
+            do throws(RegistryError) {
+                if let path = configuration.apiKeyFile {
+                    key = try APIKey.load(path: path)
+                } else {
+                    key = try APIKey.fromCredentials(name: "registry-api-key", environment: environment)
+                }
+            } catch {
+                throw StartError(description: error.message, exitCode: 78)
+            }
+            let registryConfiguration = RegistryConfiguration(
+                location: configuration.registryLocation, authentication: configuration.authentication, apiKey: key,
+                stationID: configuration.stationID, latitude: configuration.latitude, longitude: configuration.longitude)
+            return HTTPRegistry(configuration: registryConfiguration, client: clients.client(for: registryConfiguration))
+        }
+    }
+}
+
+/// The one HTTP client the registries share (made when first needed), shut down when the daemon ends.
+final class HTTPClients: Sendable {
+    private let made = Mutex<HTTPClient?>(nil)
+
+    func client(for configuration: RegistryConfiguration) -> HTTPClient {
+        made.withLock { made in
+            if let made { return made }
+            let client = HTTPRegistry.makeHTTPClient(configuration)
+            made = client
+            return client
+        }
+    }
+
+    func shutdown() {
+        guard let client = made.withLock({ $0 }) else { return }
+        try? client.syncShutdown()
+    }
+}

@@ -1,0 +1,153 @@
+public import BeaconEngine
+public import BeaconOutbox
+import BeaconRegistry
+import BeaconWire
+public import Logging
+public import ServiceLifecycle
+
+/// The engine's loop: drains the ring into the ranging engine, commits every sighting to the outbox before
+/// anything else happens to it, and ticks once a second to time visits out and take the rates.
+///
+/// A sighting the outbox cannot take (disk full, database locked) stays in memory and is retried each tick,
+/// so detection goes on and nothing is lost while the process lives. On shutdown the capture has already
+/// stopped (services stop in reverse order); the rest of the ring is drained and committed before returning.
+public final class EngineService: Service {
+    private let configuration: EngineConfiguration
+    private let ring: AdvertRing
+    private let capture: any CaptureSource
+    private let mailbox: MissingSetMailbox
+    private let outbox: Outbox
+    private let poster: @Sendable () -> Void
+    private let location: (latitude: Double, longitude: Double)
+    private let exitWhenDrained: Bool
+    private let onSighting: @Sendable (Sighting) -> Void
+    private let logger: Logger
+    public let monitor = EngineMonitor()
+
+    public init(
+        configuration: EngineConfiguration, location: (latitude: Double, longitude: Double), ring: AdvertRing,
+        capture: any CaptureSource, mailbox: MissingSetMailbox, outbox: Outbox, nudgePoster: @escaping @Sendable () -> Void,
+        exitWhenDrained: Bool, onSighting: @escaping @Sendable (Sighting) -> Void, logger: Logger
+    ) {
+        self.configuration = configuration
+        self.location = location
+        self.ring = ring
+        self.capture = capture
+        self.mailbox = mailbox
+        self.outbox = outbox
+        self.poster = nudgePoster
+        self.exitWhenDrained = exitWhenDrained
+        self.onSighting = onSighting
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        var consumer = ring.makeConsumer()
+        var engine = RangingEngine<ManualClock>(configuration: configuration, missing: mailbox.latest, startingAt: capture.now())
+        var generation: UInt64 = 0
+        var now = capture.now()
+        var sightings: [Sighting] = []
+        sightings.reserveCapacity(64)
+        var pending: [OutboxItem] = []
+        var lastTick = SystemTime.monotonicNanoseconds()
+        var finished = false
+
+        func take(_ sightings: inout [Sighting]) {
+            for sighting in sightings {
+                pending.append(SightingPayload.outboxItem(sighting, stationID: configuration.stationID, latitude: location.latitude, longitude: location.longitude))
+                logger.notice(
+                    "sighting",
+                    metadata: [
+                        "sighting.kind": "\(sighting.kind.rawValue)", "bike.id": "\(sighting.bikeID)", "beacon.minor": "\(sighting.beacon.minor)",
+                        "sighting.rssi": "\(sighting.rssi.map { "\(Int($0.rounded()))" } ?? "none")", "sighting.proximity": "\(sighting.proximity.rawValue)",
+                    ])
+                onSighting(sighting)
+            }
+            sightings.removeAll(keepingCapacity: true)
+            commit()
+        }
+        func commit() {
+            guard !pending.isEmpty else { return }
+            do {
+                try outbox.enqueue(pending, now: SystemTime.wallMilliseconds())
+                pending.removeAll(keepingCapacity: true)
+                monitor.update { $0.commitError = nil }
+                poster()
+            } catch {
+                let count = pending.count
+                monitor.update {
+                    if $0.commitError == nil { self.logger.error("outbox cannot take sightings; keeping them in memory", metadata: ["error": "\(error)"]) }
+                    $0.commitError = "\(error)"
+                    $0.uncommitted = count
+                }
+            }
+            monitor.update { $0.uncommitted = pending.count }
+        }
+        func drain() {
+            _ = consumer.drain(limit: 4_096) { advert in
+                now = max(now, advert.time)
+                engine.observe(advert, at: now, into: &sightings)
+            }
+            if !sightings.isEmpty { take(&sightings) }
+        }
+
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            if let (set, newGeneration) = mailbox.poll(since: generation) {
+                engine.replaceMissingSet(set)
+                generation = newGeneration
+            }
+            let before = ring.statistics.consumed
+            drain()
+            let busy = ring.statistics.consumed != before
+            let monotonic = SystemTime.monotonicNanoseconds()
+            if monotonic - lastTick >= 1_000_000_000 {
+                lastTick = monotonic
+                now = max(now, capture.now())
+                engine.expire(now: now, into: &sightings)
+                if !sightings.isEmpty { take(&sightings) }
+                commit()
+                publish(engine, now: now, monotonic: monotonic)
+            }
+            if !finished && capture.monitor.current.state == .finished && ring.statistics.depth == 0 {
+                // The replay is over: close the visits still open at their last-seen time, as `replay` does.
+                drain()
+                engine.finish(into: &sightings)
+                if !sightings.isEmpty { take(&sightings) }
+                finished = true
+                publish(engine, now: now, monotonic: monotonic)
+                logger.info("capture ended; every advert processed", metadata: ["capture.state": "\(capture.monitor.current.state.rawValue)"])
+            }
+            if finished && exitWhenDrained && pending.isEmpty, (try? outbox.statistics().depth) == 0 {
+                logger.info("outbox drained; exiting as asked")
+                return
+            }
+            if !busy { try? await Task.sleep(for: .milliseconds(finished ? 100 : 10)) }
+        }
+        // Capture has stopped: take what is left in the ring, commit it, and leave open visits open (the bike
+        // did not leave; the daemon stopped).
+        while ring.statistics.depth > 0 { drain() }
+        commit()
+        publish(engine, now: now, monotonic: SystemTime.monotonicNanoseconds())
+        if !pending.isEmpty {
+            logger.critical("stopping with sightings the outbox could not take", metadata: ["sightings.lost": "\(pending.count)"])
+        }
+    }
+
+    private func publish(_ engine: borrowing RangingEngine<ManualClock>, now: CaptureTime, monotonic: Int64) {
+        let capture = capture.monitor.current
+        let station = engine.station(now: now)
+        let counters = engine.counters
+        let openVisits = engine.openVisits
+        let missing = engine.missing.count
+        let ring = ring.statistics
+        monitor.update {
+            $0.heartbeat = monotonic
+            $0.counters = counters
+            $0.openVisits = openVisits
+            $0.station = station
+            $0.missing = missing
+            $0.ring = ring
+            $0.rates.add(monotonic: monotonic, adverts: capture.decode.advertisingReports, beacons: capture.beaconAdverts)
+        }
+    }
+}

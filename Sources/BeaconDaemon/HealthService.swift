@@ -1,0 +1,45 @@
+public import Logging
+public import ServiceLifecycle
+
+/// Tells systemd how the daemon is: `WATCHDOG=1` only while capture and engine are healthy (so a stuck daemon
+/// is restarted), and a one-line `STATUS=` that `systemctl status beacond` shows. Logs each change of health.
+public struct HealthService: Service {
+    let collector: StatusCollector
+    let notifier: SystemdNotifier?
+    let logger: Logger
+
+    public func run() async throws {
+        // Ping at half the watchdog interval, as sd_watchdog_enabled(3) advises; look at least every 5 s.
+        let interval = min(notifier?.watchdogInterval.map { $0 / 2 } ?? .seconds(5), .seconds(5))
+        var lastProblems: [String] = []
+        var lastStatus = ""
+        while !Task.isShuttingDownGracefully {
+            let report = collector.report()
+            if report.problems != lastProblems {
+                if report.problems.isEmpty {
+                    logger.notice("healthy again")
+                } else {
+                    logger.warning("unhealthy", metadata: ["problems": "\(report.problems.joined(separator: "; "))"])
+                }
+                lastProblems = report.problems
+            }
+            var fields: [String] = []
+            if report.healthy { fields.append("WATCHDOG=1") }
+            let status = Self.statusLine(report)
+            if status != lastStatus {
+                fields.append("STATUS=" + status)
+                lastStatus = status
+            }
+            if !fields.isEmpty { notifier?.notify(fields) }
+            try? await Task.sleep(for: interval)
+        }
+        notifier?.notify(["STOPPING=1", "STATUS=stopping: draining the ring and committing the outbox"])
+    }
+
+    /// Short enough for one line of `systemctl status`.
+    static func statusLine(_ report: StatusReport) -> String {
+        let health = report.healthy ? "" : "UNHEALTHY (\(report.problems.joined(separator: "; "))); "
+        return "\(health)\(report.missingSet.size) missing bikes; capture \(report.capture.state); "
+            + "\(report.sightings.today) sightings today; outbox \(report.outbox.depth)"
+    }
+}

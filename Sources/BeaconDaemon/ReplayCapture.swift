@@ -1,0 +1,140 @@
+public import BeaconCapture
+public import BeaconEngine
+public import BeaconWire
+import Foundation
+import Synchronization
+
+/// A capture source that plays recorded files, in order, instead of listening to a radio: the tests', the
+/// demo's and the field debugger's way to run the whole daemon.
+///
+/// `speed` 1 keeps the capture's own pacing, 10 plays ten times faster, 0 as fast as the engine takes it.
+/// Unlike a radio, a replay never loses an advert to a full ring: it waits for the engine instead, so the
+/// same file always gives the same sightings.
+public final class ReplayCapture: CaptureSource {
+    public let monitor: CaptureMonitor
+    private let files: UncheckedFiles
+    private let speed: Double
+    private let stopRequested = Atomic<Bool>(false)
+    private let running = Atomic<Bool>(false)
+    /// The capture time of the last advert pushed, and the pacing origin (capture time, monotonic time).
+    private let lastPushed = Atomic<Int64>(.min)
+    private let origin = Mutex<(capture: Int64, monotonic: Int64)?>(nil)
+
+    /// Opens every file now, so a bad path fails before the daemon starts.
+    public init(paths: [String], speed: Double) throws(CaptureFileError) {
+        files = UncheckedFiles(try paths.map { path throws(CaptureFileError) in try CaptureFile(path: path) })
+        self.speed = max(0, speed)
+        monitor = CaptureMonitor(backend: "replay", sources: paths)
+    }
+
+    public func start(into ring: AdvertRing) {
+        running.store(true, ordering: .releasing)
+        let thread = Thread { [self] in
+            play(into: ring)
+            running.store(false, ordering: .releasing)
+        }
+        thread.name = "beacond-replay"
+        thread.start()
+    }
+
+    public func stop() { stopRequested.store(true, ordering: .relaxed) }
+
+    public func waitUntilStopped() async {
+        while running.load(ordering: .acquiring) {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    public func now() -> CaptureTime {
+        let last = lastPushed.load(ordering: .relaxed)
+        guard speed > 0, let origin = origin.withLock({ $0 }) else {
+            return CaptureTime(nanosecondsSinceEpoch: last == .min ? 0 : last)
+        }
+        // Between adverts a paced replay's time moves on as a radio's would, so visits can time out.
+        let played = Int64(Double(SystemTime.monotonicNanoseconds() - origin.monotonic) * speed)
+        return CaptureTime(nanosecondsSinceEpoch: max(last, origin.capture &+ played))
+    }
+
+    private struct Stop: Error {}
+
+    private func play(into ring: AdvertRing) {
+        var producer = ring.makeProducer()
+        monitor.update { $0.state = .running }
+        var fallback = CaptureTime(nanosecondsSinceEpoch: 0)
+        var sinceSnapshot = 0
+        var decode = DecodeCounters()
+        var beacons: UInt64 = 0
+        do {
+            for file in files.files {
+                let before = decode
+                decode.add(
+                    try file.forEachAdvert { advert, _ in
+                        if stopRequested.load(ordering: .relaxed) { throw Stop() }
+                        sinceSnapshot += 1
+                        if sinceSnapshot >= 1024 {
+                            sinceSnapshot = 0
+                            let counters = file.counters
+                            monitor.update {
+                                $0.decode = before
+                                $0.decode.add(counters)
+                                $0.beaconAdverts = beacons
+                                $0.lastAdvertAt = SystemTime.wallMilliseconds()
+                            }
+                        }
+                        guard let beaconAdvert = BeaconAdvert(advert, fallbackTime: fallback) else { return }
+                        fallback = max(fallback, beaconAdvert.time)
+                        try pace(to: beaconAdvert.time)
+                        try waitForRoom(in: ring)
+                        producer.push(beaconAdvert)
+                        beacons += 1
+                        lastPushed.store(max(lastPushed.load(ordering: .relaxed), beaconAdvert.time.nanosecondsSinceEpoch), ordering: .relaxed)
+                    })
+            }
+            monitor.update {
+                $0.state = .finished
+                $0.decode = decode
+                $0.beaconAdverts = beacons
+            }
+        } catch is Stop {
+            monitor.update {
+                $0.state = .stopped
+                $0.beaconAdverts = beacons
+            }
+        } catch {
+            monitor.update {
+                $0.state = .failed
+                $0.lastError = "\(error)"
+            }
+        }
+    }
+
+    /// Sleeps until the advert is due; a short sleep at a time, so a stop request is seen promptly.
+    private func pace(to time: CaptureTime) throws {
+        guard speed > 0 else { return }
+        let start = origin.withLock { origin in
+            if origin == nil { origin = (time.nanosecondsSinceEpoch, SystemTime.monotonicNanoseconds()) }
+            return origin!
+        }
+        let due = start.monotonic + Int64(Double(time.nanosecondsSinceEpoch - start.capture) / speed)
+        while true {
+            if stopRequested.load(ordering: .relaxed) { throw Stop() }
+            let wait = due - SystemTime.monotonicNanoseconds()
+            guard wait > 0 else { return }
+            usleep(UInt32(min(wait / 1_000, 100_000)))
+        }
+    }
+
+    /// A replay waits for the engine rather than overwrite adverts it has not read.
+    private func waitForRoom(in ring: AdvertRing) throws {
+        while ring.statistics.depth >= UInt64(ring.capacity - 1) {
+            if stopRequested.load(ordering: .relaxed) { throw Stop() }
+            usleep(200)
+        }
+    }
+}
+
+/// The files are only ever touched by the one replay thread once it has started.
+private struct UncheckedFiles: @unchecked Sendable {
+    let files: [CaptureFile]
+    init(_ files: [CaptureFile]) { self.files = files }
+}

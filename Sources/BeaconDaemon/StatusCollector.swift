@@ -1,0 +1,125 @@
+import BeaconEngine
+import BeaconOutbox
+import BeaconRegistry
+import BeaconWire
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Gathers the daemon's parts into a `StatusReport` and decides whether the daemon is healthy. Health is the
+/// watchdog's question too: only a healthy daemon pings it.
+public struct StatusCollector: Sendable {
+    let version: String
+    let startedAt: Int64
+    let startedMonotonic: Int64
+    let capture: CaptureMonitor
+    let engine: EngineMonitor
+    let refresher: @Sendable () -> RegistrySyncStatus
+    let poster: @Sendable () -> PosterStatistics
+    let outbox: Outbox
+    let stationBeacon: BeaconIdentity?
+    /// An engine that has not ticked for this long is stuck.
+    let engineStall: Int64 = 10_000_000_000
+
+    public func report() -> StatusReport {
+        let wall = SystemTime.wallMilliseconds()
+        let monotonic = SystemTime.monotonicNanoseconds()
+        let capture = capture.current
+        let engine = engine.current
+        let sync = refresher()
+        let posting = poster()
+        var outboxError: String?
+        let statistics: OutboxStatistics
+        do {
+            statistics = try outbox.statistics()
+        } catch {
+            statistics = OutboxStatistics()
+            outboxError = "\(error)"
+        }
+        var journal: (count: Int, recent: [JournalEntry]) = (0, [])
+        do {
+            journal = try outbox.journal(since: Self.localMidnight(ofMilliseconds: wall))
+        } catch {
+            outboxError = outboxError ?? "\(error)"
+        }
+        let problems = self.problems(capture: capture, engine: engine, monotonic: monotonic)
+        let rates = engine.rates.perSecond
+        return StatusReport(
+            version: version, pid: getpid(), startedAt: Self.iso(startedAt),
+            uptimeSeconds: Double(monotonic - startedMonotonic) / 1e9, healthy: problems.isEmpty, problems: problems,
+            capture: StatusReport.Capture(
+                backend: capture.backend, state: capture.state.rawValue,
+                adapters: capture.sources.map { StatusReport.Adapter(name: $0, state: capture.state.rawValue) },
+                advertsPerSecond: (rates.adverts * 10).rounded() / 10, iBeaconsPerSecond: (rates.beacons * 10).rounded() / 10,
+                adverts: capture.decode.advertisingReports, iBeacons: capture.beaconAdverts, ringDrops: engine.ring.overwritten,
+                ringDepth: engine.ring.depth,
+                dropped: Dictionary(
+                    uniqueKeysWithValues: DropReason.allCases.compactMap { reason in
+                        capture.decode.drops[reason] > 0 ? (reason.label, capture.decode.drops[reason]) : nil
+                    }),
+                recoveries: capture.recoveries,
+                stationBeacon: stationBeacon.map { beacon in
+                    StatusReport.StationBeacon(
+                        beacon: "\(beacon)", lastHeard: engine.station?.lastHeard?.iso8601,
+                        silentSeconds: Double((engine.station?.silence ?? .zero).components.seconds),
+                        healthy: engine.station?.healthy ?? false)
+                },
+                lastError: capture.lastError),
+            missingSet: StatusReport.MissingSet(
+                size: sync.missing, registry: sync.registry, source: sync.source.rawValue,
+                ageSeconds: sync.fetchedAt.map { Double(wall - $0) / 1000 }, lastRefresh: sync.lastSuccess.map(Self.iso),
+                nextRefresh: sync.nextRefresh.map(Self.iso), lastError: sync.lastError),
+            outbox: StatusReport.OutboxState(
+                depth: statistics.depth, oldestAgeSeconds: statistics.oldestCreatedAt.map { Double(wall - $0) / 1000 },
+                deadLetters: statistics.deadLetters, evicted: statistics.evicted, delivered: posting.delivered,
+                retries: posting.retries, uncommitted: engine.uncommitted,
+                lastError: engine.commitError ?? outboxError ?? posting.lastError),
+            sightings: StatusReport.Sightings(
+                today: journal.count, openVisits: engine.openVisits,
+                recent: journal.recent.map { entry in
+                    StatusReport.Recent(
+                        time: Self.iso(entry.seenAt), kind: entry.kind.rawValue, bikeId: entry.bikeID, rssi: entry.rssi,
+                        proximity: entry.proximity, delivery: entry.delivery.rawValue)
+                }))
+    }
+
+    /// Why the daemon is not healthy; empty when it is.
+    public func problems() -> [String] {
+        problems(capture: capture.current, engine: engine.current, monotonic: SystemTime.monotonicNanoseconds())
+    }
+
+    private func problems(capture: CaptureMonitor.Snapshot, engine: EngineMonitor.Snapshot, monotonic: Int64) -> [String] {
+        var problems: [String] = []
+        switch capture.state {
+        case .failed: problems.append("capture failed: \(capture.lastError ?? "unknown error")")
+        case .stopped: problems.append("capture stopped")
+        case .starting, .running, .finished: break
+        }
+        if let heartbeat = engine.heartbeat {
+            if monotonic - heartbeat > engineStall { problems.append("engine stalled for \((monotonic - heartbeat) / 1_000_000_000) s") }
+        } else if monotonic - startedMonotonic > engineStall {
+            problems.append("engine has not started")
+        }
+        if let station = engine.station, station.configured, !station.healthy {
+            problems.append("station beacon silent for \(station.silence.components.seconds) s")
+        }
+        if let error = engine.commitError { problems.append("outbox cannot take sightings: \(error)") }
+        return problems
+    }
+
+    static func iso(_ milliseconds: Int64) -> String {
+        CaptureTime(nanosecondsSinceEpoch: milliseconds * 1_000_000).iso8601
+    }
+
+    /// The start of the local day (the Pi's time zone) containing the instant.
+    static func localMidnight(ofMilliseconds milliseconds: Int64) -> Int64 {
+        var seconds = time_t(milliseconds / 1000)
+        var parts = tm()
+        guard localtime_r(&seconds, &parts) != nil else { return milliseconds - milliseconds % 86_400_000 }
+        parts.tm_hour = 0
+        parts.tm_min = 0
+        parts.tm_sec = 0
+        parts.tm_isdst = -1
+        return Int64(mktime(&parts)) * 1000
+    }
+}

@@ -1,0 +1,88 @@
+/// What `beacond status --json` prints and the control socket's `status` answers: the daemon's whole state in
+/// one document. Times are ISO 8601 UTC; ages and durations are seconds. Nothing here names a MAC address or
+/// owner data.
+public struct StatusReport: Codable, Sendable, Equatable {
+    public var version: String
+    public var pid: Int32
+    public var startedAt: String
+    public var uptimeSeconds: Double
+    /// False when capture, the engine or the station beacon is not well; `problems` says which.
+    public var healthy: Bool
+    public var problems: [String]
+    public var capture: Capture
+    public var missingSet: MissingSet
+    public var outbox: OutboxState
+    public var sightings: Sightings
+
+    public struct Capture: Codable, Sendable, Equatable {
+        public var backend: String
+        public var state: String
+        public var adapters: [Adapter]
+        public var advertsPerSecond: Double
+        public var iBeaconsPerSecond: Double
+        public var adverts: UInt64
+        public var iBeacons: UInt64
+        /// Adverts the ring overwrote before the engine read them.
+        public var ringDrops: UInt64
+        public var ringDepth: UInt64
+        /// Input dropped while decoding, by reason (only reasons that occurred).
+        public var dropped: [String: UInt64]
+        public var recoveries: Int
+        public var stationBeacon: StationBeacon?
+        public var lastError: String?
+    }
+
+    public struct Adapter: Codable, Sendable, Equatable {
+        /// An adapter name, or a replayed file.
+        public var name: String
+        public var state: String
+    }
+
+    public struct StationBeacon: Codable, Sendable, Equatable {
+        public var beacon: String
+        public var lastHeard: String?
+        public var silentSeconds: Double
+        public var healthy: Bool
+    }
+
+    public struct MissingSet: Codable, Sendable, Equatable {
+        public var size: Int
+        public var registry: String
+        /// none, cache or registry.
+        public var source: String
+        public var ageSeconds: Double?
+        public var lastRefresh: String?
+        public var nextRefresh: String?
+        public var lastError: String?
+    }
+
+    public struct OutboxState: Codable, Sendable, Equatable {
+        public var depth: Int
+        public var oldestAgeSeconds: Double?
+        public var deadLetters: Int
+        public var evicted: Int
+        public var delivered: Int
+        public var retries: Int
+        /// Sightings held in memory because the outbox cannot take them (disk full).
+        public var uncommitted: Int
+        public var lastError: String?
+    }
+
+    public struct Sightings: Codable, Sendable, Equatable {
+        /// Since local midnight.
+        public var today: Int
+        public var openVisits: Int
+        /// The last ten, newest first.
+        public var recent: [Recent]
+    }
+
+    public struct Recent: Codable, Sendable, Equatable {
+        public var time: String
+        public var kind: String
+        public var bikeId: String
+        public var rssi: Double?
+        public var proximity: String
+        /// queued, delivered, dead or evicted.
+        public var delivery: String
+    }
+}

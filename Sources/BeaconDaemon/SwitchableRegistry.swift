@@ -1,0 +1,22 @@
+public import BeaconRegistry
+import Synchronization
+
+/// The registry the poster and refresher talk to, swappable on SIGHUP (a new URL, auth mode or API key)
+/// without restarting them. A request already under way finishes with the registry it started with.
+public final class SwitchableRegistry: Registry {
+    private let current: Mutex<any Registry>
+
+    public init(_ registry: any Registry) { current = Mutex(registry) }
+
+    public func replace(with registry: any Registry) { current.withLock { $0 = registry } }
+
+    public var displayName: String { current.withLock { $0.displayName } }
+
+    public func fetchMissing(validators: CacheValidators?) async throws(RegistryError) -> RegistryFetch {
+        try await current.withLock { $0 }.fetchMissing(validators: validators)
+    }
+
+    public func post(body: String, sightingID: String) async -> PostOutcome {
+        await current.withLock { $0 }.post(body: body, sightingID: sightingID)
+    }
+}

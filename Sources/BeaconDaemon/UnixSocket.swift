@@ -1,0 +1,139 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The few Unix-socket calls the control socket and systemd notification need, each retrying on EINTR
+/// and throwing the errno with what was being done.
+struct SocketError: Error, CustomStringConvertible {
+    var operation: String
+    var path: String
+    var errno: Int32
+
+    var description: String { "\(operation) \(path): \(String(cString: strerror(errno)))" }
+}
+
+/// An open socket descriptor, closed exactly once.
+final class UnixSocket: @unchecked Sendable {
+    // The descriptor is only read after init; close() is called by the one owner.
+    let descriptor: Int32
+
+    init(descriptor: Int32) { self.descriptor = descriptor }
+
+    deinit { close(descriptor) }
+
+    /// A listening stream socket at `path` (a stale socket file left by a crash is replaced), with `mode`.
+    static func listen(path: String, mode: mode_t) throws(SocketError) -> UnixSocket {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw SocketError(operation: "socket", path: path, errno: errno) }
+        let socket = UnixSocket(descriptor: fd)
+        if unlink(path) != 0, errno != ENOENT { throw SocketError(operation: "remove stale", path: path, errno: errno) }
+        // Created with no access for others, then opened to the group: never a moment with a wider mode.
+        let oldMask = umask(0o177)
+        let bound = withAddress(path) { bind(fd, $0, $1) }
+        umask(oldMask)
+        guard bound == 0 else { throw SocketError(operation: "bind", path: path, errno: errno) }
+        guard chmod(path, mode) == 0 else { throw SocketError(operation: "chmod", path: path, errno: errno) }
+        guard Glibc.listen(fd, 16) == 0 else { throw SocketError(operation: "listen", path: path, errno: errno) }
+        return socket
+    }
+
+    /// A connected stream socket to `path`, with send and receive timeouts.
+    static func connect(path: String, timeoutSeconds: Int) throws(SocketError) -> UnixSocket {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw SocketError(operation: "socket", path: path, errno: errno) }
+        let socket = UnixSocket(descriptor: fd)
+        socket.setTimeouts(seconds: timeoutSeconds)
+        var result: Int32
+        repeat { result = withAddress(path) { Glibc.connect(fd, $0, $1) } } while result != 0 && errno == EINTR
+        guard result == 0 else { throw SocketError(operation: "connect", path: path, errno: errno) }
+        return socket
+    }
+
+    /// Waits up to `milliseconds` for a connection; nil when none came.
+    func accept(milliseconds: Int32) throws(SocketError) -> UnixSocket? {
+        var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        let ready = poll(&poller, 1, milliseconds)
+        if ready < 0 {
+            if errno == EINTR { return nil }
+            throw SocketError(operation: "poll", path: "control socket", errno: errno)
+        }
+        guard ready > 0 else { return nil }
+        let client = Glibc.accept(descriptor, nil, nil)
+        guard client >= 0 else {
+            // The client may have gone already; that is its problem, not the server's.
+            if [EINTR, EAGAIN, ECONNABORTED, EPROTO].contains(errno) { return nil }
+            throw SocketError(operation: "accept", path: "control socket", errno: errno)
+        }
+        _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+        return UnixSocket(descriptor: client)
+    }
+
+    func setTimeouts(seconds: Int) {
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// Who is at the other end (SO_PEERCRED): the kernel's word, not the client's.
+    var peer: (uid: uid_t, gid: gid_t)? {
+        // struct ucred (pid, uid, gid: three 32-bit fields); Glibc hides its name behind _GNU_SOURCE.
+        var credentials = (pid: Int32(0), uid: uid_t(0), gid: gid_t(0))
+        var length = socklen_t(MemoryLayout.size(ofValue: credentials))
+        guard getsockopt(descriptor, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 else { return nil }
+        return (credentials.uid, credentials.gid)
+    }
+
+    /// Reads until a newline, end of stream or `limit` bytes; nil on a timeout or error before any newline.
+    func readLine(limit: Int) -> [UInt8]? {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1024)
+        while bytes.count < limit {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { return count == 0 && !bytes.isEmpty ? bytes : nil }
+            bytes += chunk[..<count]
+            if let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) { return Array(bytes[..<newline]) }
+        }
+        return nil
+    }
+
+    /// Reads everything until the peer closes, up to `limit` bytes.
+    func readAll(limit: Int) throws(SocketError) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+        while bytes.count < limit {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count >= 0 else { throw SocketError(operation: "read from", path: "control socket", errno: errno) }
+            if count == 0 { break }
+            bytes += chunk[..<count]
+        }
+        return bytes
+    }
+
+    func writeAll(_ bytes: [UInt8]) throws(SocketError) {
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { throw SocketError(operation: "write to", path: "control socket", errno: errno) }
+            offset += count
+        }
+    }
+
+    /// Calls `body` with a `sockaddr_un` for `path`; an abstract address when `path` starts with "@".
+    static func withAddress<R>(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        var bytes = Array(path.utf8)
+        let abstract = bytes.first == UInt8(ascii: "@")
+        if abstract { bytes[0] = 0 }
+        let capacity = MemoryLayout.size(ofValue: address.sun_path)
+        bytes = Array(bytes.prefix(capacity - 1))
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+        let length = MemoryLayout<sa_family_t>.size + bytes.count + (abstract ? 0 : 1)
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(length)) }
+        }
+    }
+}

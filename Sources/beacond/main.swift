@@ -1,4 +1,0 @@
-import ArgumentParser
-import BeaconCLI
-
-Beacond.main()
