@@ -30,7 +30,7 @@ public struct StatusCommand: ParsableCommand {
     public func run() throws {
         let response: ControlResponse
         do {
-            response = try ControlClient.send("status", path: socketPath())
+            response = try ControlClient.send("status", path: Self.socketPath(config: config, controlSocket: controlSocket))
         } catch {
             printToStandardError("beacond: \(error)\n")
             throw ExitCode(error.notRunning ? 3 : 4)
@@ -49,12 +49,10 @@ public struct StatusCommand: ParsableCommand {
         if !status.healthy { throw ExitCode(1) }
     }
 
-    func socketPath() -> String {
-        var options = ConfigOptions()
-        options.config = config
-        options.controlSocket = controlSocket
-        // Errors elsewhere in the file do not matter here; the socket path is all status needs.
-        return options.load(environment: ProcessInfo.processInfo.environment).0.controlSocket
+    /// The flag, else the file's key, else the default. Errors elsewhere in the file do not matter here.
+    static func socketPath(config: String?, controlSocket: String?) -> String {
+        let flags = controlSocket.map { [ConfigFile.Entry(key: "control-socket", value: $0, line: 0)] } ?? []
+        return ConfigOptions.load(config: config, flags: flags, environment: ProcessInfo.processInfo.environment).0.controlSocket
     }
 }
 
@@ -74,11 +72,9 @@ public struct RefreshCommand: ParsableCommand {
     public init() {}
 
     public func run() throws {
-        var status = StatusCommand()
-        status.config = config
-        status.controlSocket = controlSocket
         do {
-            let response = try ControlClient.send("refresh", path: status.socketPath())
+            let response = try ControlClient.send(
+                "refresh", path: StatusCommand.socketPath(config: config, controlSocket: controlSocket))
             guard response.ok else {
                 printToStandardError("beacond: \(response.error ?? "refused")\n")
                 throw ExitCode(4)

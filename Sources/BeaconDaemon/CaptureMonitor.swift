@@ -21,7 +21,10 @@ public final class CaptureMonitor: Sendable {
         public var backend: String
         /// The adapters, or the replayed files.
         public var sources: [String]
+        /// Decode counters, complete at the end of each replayed file (a radio's as they come).
         public var decode = DecodeCounters()
+        /// Advertising reports decoded, of any kind.
+        public var adverts: UInt64 = 0
         /// iBeacon adverts handed to the ring.
         public var beaconAdverts: UInt64 = 0
         /// When the last advert of any kind arrived, wall-clock milliseconds.

@@ -43,7 +43,7 @@ public struct Daemon: Sendable {
     public func run(logger: Logger) async -> Int32 {
         let parts: Parts
         do {
-            parts = try start(logger: logger)
+            parts = try await start(logger: logger)
         } catch let error as StartError {
             logger.critical("\(error.description)")
             return error.exitCode
@@ -77,7 +77,7 @@ public struct Daemon: Sendable {
         func shutdownClients() { clients.shutdown() }
     }
 
-    private func start(logger: Logger) throws -> Parts {
+    private func start(logger: Logger) async throws -> Parts {
         let configuration = self.configuration
         let state = configuration.stateDirectory
         do {
@@ -110,7 +110,11 @@ public struct Daemon: Sendable {
         let refresher = MissingSetRefresher(
             registry: registry, cache: BikeCache(path: state + "/bikes-cache.json"), regions: configuration.regions, mailbox: mailbox,
             clock: ContinuousClock(), interval: .seconds(configuration.refreshInterval), logger: logger, wallClock: wallClock)
-        refresher.loadCache()
+        if !refresher.loadCache() {
+            // Nothing cached (a first start): without a set nothing can be detected, so one attempt at the
+            // registry comes first. With a cache, capture starts at once, network or not.
+            await refresher.refreshOnce()
+        }
         let poster = SightingPoster(outbox: outbox, registry: registry, clock: ContinuousClock(), logger: logger, wallClock: wallClock)
 
         let ring = AdvertRing(capacity: ringCapacity)

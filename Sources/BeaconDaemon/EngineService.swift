@@ -102,9 +102,13 @@ public final class EngineService: Service {
             let monotonic = SystemTime.monotonicNanoseconds()
             if monotonic - lastTick >= 1_000_000_000 {
                 lastTick = monotonic
-                now = max(now, capture.now())
-                engine.expire(now: now, into: &sightings)
-                if !sightings.isEmpty { take(&sightings) }
+                // Silence is evidence that a beacon left only while capture is listening: once it has
+                // stopped (shutdown) or failed, visits are left open rather than closed by the clock.
+                if !capture.monitor.ended {
+                    now = max(now, capture.now())
+                    engine.expire(now: now, into: &sightings)
+                    if !sightings.isEmpty { take(&sightings) }
+                }
                 commit()
                 publish(engine, now: now, monotonic: monotonic)
             }
@@ -147,7 +151,7 @@ public final class EngineService: Service {
             $0.station = station
             $0.missing = missing
             $0.ring = ring
-            $0.rates.add(monotonic: monotonic, adverts: capture.decode.advertisingReports, beacons: capture.beaconAdverts)
+            $0.rates.add(monotonic: monotonic, adverts: capture.adverts, beacons: capture.beaconAdverts)
         }
     }
 }

@@ -47,7 +47,10 @@ public final class ReplayCapture: CaptureSource {
 
     public func now() -> CaptureTime {
         let last = lastPushed.load(ordering: .relaxed)
-        guard speed > 0, let origin = origin.withLock({ $0 }) else {
+        // A replay that is over (or stopping) has no time beyond its last advert.
+        guard speed > 0, running.load(ordering: .acquiring), !stopRequested.load(ordering: .relaxed),
+            let origin = origin.withLock({ $0 })
+        else {
             return CaptureTime(nanosecondsSinceEpoch: last == .min ? 0 : last)
         }
         // Between adverts a paced replay's time moves on as a radio's would, so visits can time out.
@@ -64,19 +67,23 @@ public final class ReplayCapture: CaptureSource {
         var sinceSnapshot = 0
         var decode = DecodeCounters()
         var beacons: UInt64 = 0
+        var adverts: UInt64 = 0
         do {
             for file in files.files {
                 let before = decode
                 decode.add(
                     try file.forEachAdvert { advert, _ in
                         if stopRequested.load(ordering: .relaxed) { throw Stop() }
+                        adverts += 1
                         sinceSnapshot += 1
-                        if sinceSnapshot >= 1024 {
+                        // A paced replay is slow enough to publish every advert; a full-speed one every 1,024.
+                        if sinceSnapshot >= 1024 || speed > 0 {
                             sinceSnapshot = 0
                             let counters = file.counters
                             monitor.update {
                                 $0.decode = before
                                 $0.decode.add(counters)
+                                $0.adverts = adverts
                                 $0.beaconAdverts = beacons
                                 $0.lastAdvertAt = SystemTime.wallMilliseconds()
                             }
@@ -93,11 +100,13 @@ public final class ReplayCapture: CaptureSource {
             monitor.update {
                 $0.state = .finished
                 $0.decode = decode
+                $0.adverts = adverts
                 $0.beaconAdverts = beacons
             }
         } catch is Stop {
             monitor.update {
                 $0.state = .stopped
+                $0.adverts = adverts
                 $0.beaconAdverts = beacons
             }
         } catch {

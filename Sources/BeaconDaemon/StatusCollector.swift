@@ -51,7 +51,7 @@ public struct StatusCollector: Sendable {
                 backend: capture.backend, state: capture.state.rawValue,
                 adapters: capture.sources.map { StatusReport.Adapter(name: $0, state: capture.state.rawValue) },
                 advertsPerSecond: (rates.adverts * 10).rounded() / 10, iBeaconsPerSecond: (rates.beacons * 10).rounded() / 10,
-                adverts: capture.decode.advertisingReports, iBeacons: capture.beaconAdverts, ringDrops: engine.ring.overwritten,
+                adverts: capture.adverts, iBeacons: capture.beaconAdverts, ringDrops: engine.ring.overwritten,
                 ringDepth: engine.ring.depth,
                 dropped: Dictionary(
                     uniqueKeysWithValues: DropReason.allCases.compactMap { reason in

@@ -22,6 +22,8 @@ public final class RegistryServer: Sendable {
     public struct Received: Sendable, Equatable {
         public var idempotencyKey: String?
         public var body: [String: String]
+        /// The body as sent, for tests that look for what must never be in it.
+        public var raw: String
     }
 
     struct State {
@@ -163,13 +165,14 @@ public final class RegistryServer: Sendable {
         }
         guard authorized(request) else { return Response(status: .unauthorized) }
         let body = try await request.body.collect(upTo: 1 << 20)
-        guard let fields = FlatJSON.object(String(buffer: body)) else { return Response(status: .badRequest) }
+        let raw = String(buffer: body)
+        guard let fields = FlatJSON.object(raw) else { return Response(status: .badRequest) }
         for required in ["bikeId", "date", "latitude", "longitude", "sightingId", "kind", "stationId"] where fields[required] == nil {
             return Response(status: .unprocessableContent)
         }
         let key = request.headers[HTTPField.Name("Idempotency-Key")!]
         state.withLock { state in
-            state.posts.append(Received(idempotencyKey: key, body: fields))
+            state.posts.append(Received(idempotencyKey: key, body: fields, raw: raw))
             if let key, state.sightings[key] == nil { state.sightings[key] = fields }
         }
         if let fault { return await faultResponse(fault) }

@@ -1,0 +1,79 @@
+import BeaconTestSupport
+import Foundation
+
+/// A `beacond` process started in the background, as systemd would: its output goes to files, it can be
+/// signalled, and its exit is awaited with a deadline.
+final class DaemonProcess {
+    let process = Process()
+    let stdoutPath: String
+    let stderrPath: String
+
+    init(_ arguments: [String], environment: [String: String] = [:], logDirectory: String, name: String) throws {
+        stdoutPath = "\(logDirectory)/\(name).out"
+        stderrPath = "\(logDirectory)/\(name).err"
+        FileManager.default.createFile(atPath: stdoutPath, contents: nil)
+        FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        process.executableURL = BeacondRun.binary
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardOutput = FileHandle(forWritingAtPath: stdoutPath)
+        process.standardError = FileHandle(forWritingAtPath: stderrPath)
+        try process.run()
+    }
+
+    var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+
+    func terminate() { process.terminate() }
+
+    /// The exit status, or nil when it did not exit within `seconds` (it is then killed).
+    func waitForExit(seconds: Double) async -> Int32? {
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning && Date() < deadline { try? await Task.sleep(for: .milliseconds(20)) }
+        guard !process.isRunning else {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return nil
+        }
+        return process.terminationStatus
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+}
+
+/// The receiving end of `$NOTIFY_SOCKET`: a Unix datagram socket collecting what the daemon tells systemd.
+final class NotifyListener {
+    let path: String
+    private let descriptor: Int32
+
+    init(path: String) throws {
+        self.path = path
+        descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard bound == 0 else { throw FixtureError("cannot bind \(path): errno \(errno)") }
+        var timeout = timeval(tv_sec: 0, tv_usec: 100_000)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    deinit { close(descriptor) }
+
+    /// Every message received so far (each a list of `KEY=value` fields), waiting up to 100 ms for the next.
+    func receive() -> [[String]] {
+        var messages: [[String]] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { return messages }
+            messages.append(String(decoding: buffer[..<count], as: UTF8.self).split(separator: "\n").map(String.init))
+        }
+    }
+}
