@@ -33,7 +33,7 @@ import Testing
 
         // First run: at 60x the 41-minute capture takes about 41 s; stop it once a few sightings are through.
         let first = try DaemonProcess(
-            common + ["--speed", "60"], environment: ["NOTIFY_SOCKET": notify.path, "JOURNAL_STREAM": "8:1234"],
+            common + ["--speed", "60"], environment: ["NOTIFY_SOCKET": notify.path, "JOURNAL_STREAM": "8:1234", "WATCHDOG_USEC": "2000000"],
             logDirectory: directory.path, name: "first")
         var status: StatusReport?
         let deadline = Date().addingTimeInterval(60)
@@ -64,6 +64,7 @@ import Testing
         #expect(beforeRestart < 20, "the replay ended before SIGTERM; the test proves nothing about the restart")
         let messages = notify.receive().flatMap { $0 }
         #expect(messages.contains("READY=1"))
+        #expect(messages.contains("WATCHDOG=1"), "a healthy daemon feeds the watchdog")
         #expect(messages.contains("STOPPING=1"))
         #expect(messages.contains { $0.hasPrefix("STATUS=") })
         #expect(first.stderr.split(separator: "\n").allSatisfy { $0.hasPrefix("<") }, "journal priority prefixes")
