@@ -108,7 +108,7 @@ public struct Daemon: Sendable {
         let wallClock: @Sendable () -> Int64 = { SystemTime.wallMilliseconds() }
         let mailbox = MissingSetMailbox(MissingBikeSet(regions: configuration.regions))
         let refresher = MissingSetRefresher(
-            registry: registry, cache: BikeCache(path: state + "/bikes-cache.json"), regions: configuration.regions, mailbox: mailbox,
+            registry: registry, cache: BikeCache(path: state + "/missing-bikes.json"), regions: configuration.regions, mailbox: mailbox,
             clock: ContinuousClock(), interval: .seconds(configuration.refreshInterval), logger: logger, wallClock: wallClock)
         if !refresher.loadCache() {
             // Nothing cached (a first start): without a set nothing can be detected, so one attempt at the

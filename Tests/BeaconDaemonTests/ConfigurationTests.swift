@@ -1,7 +1,9 @@
 import BeaconDaemon
 import BeaconEngine
 import BeaconRegistry
+import BeaconTestSupport
 import BeaconWire
+import Foundation
 import Testing
 
 @Suite struct ConfigurationTests {
@@ -80,5 +82,27 @@ import Testing
     @Test func aRemoteRegistryNeedsAStationName() {
         let (_, errors) = Self.load("registry = https://registry.example/api")
         #expect(errors.map(\.key) == ["station-id"])
+    }
+}
+
+/// The example shipped for /etc/beacond must stay a good configuration, with every key it names known.
+@Suite struct ExampleConfigurationTests {
+    @Test func theShippedExampleIsGoodAndNamesEveryKey() throws {
+        let path = Fixtures.repositoryRoot.appendingPathComponent("systemd/beacond.conf").path
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        let (configuration, errors) = ConfigurationTests.load(text)
+        #expect(errors.isEmpty, "\(errors)")
+        #expect(configuration.stationID == "cafe-example")
+        // Commented-out keys count too: the example documents all of them.
+        for key in DaemonConfiguration.keys {
+            #expect(text.contains("\(key) = "), "the example does not mention \(key)")
+        }
+    }
+
+    @Test func reloadComparesEveryKey() {
+        let (base, _) = ConfigurationTests.load("")
+        for key in DaemonConfiguration.keys { #expect(base.settings[key] != nil, "\(key) missing from settings") }
+        let (changed, _) = ConfigurationTests.load("report-interval = 900\nregistry = https://r.example/api\nstation-id = x")
+        #expect(changed.changedKeys(from: base) == ["registry", "report-interval", "station-id"])
     }
 }
