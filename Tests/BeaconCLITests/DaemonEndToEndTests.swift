@@ -144,3 +144,18 @@ import Testing
         return Set(try run.jsonLines.compactMap { $0["addr"] as? String }.map { $0.uppercased() })
     }
 }
+
+/// The README's first command: the daemon on the café capture with the embedded registry.
+@Suite struct DemoCommandTests {
+    @Test func theDemoShowsEverySightingAndEndsByItself() throws {
+        let run = try BeacondRun([
+            "demo", "--speed", "0", "--capture", DaemonEndToEndTests.capture, "--bikes", DaemonEndToEndTests.bikes,
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        let rows = run.stdout.split(separator: "\n").filter { ["enter ", "update ", "exit "].contains(where: $0.hasPrefix) }
+        let expected = try String(contentsOfFile: DaemonEndToEndTests.groundTruth, encoding: .utf8).split(separator: "\n").count
+        #expect(rows.count == expected)
+        #expect(run.stdout.contains("\(expected) sightings delivered to the embedded registry"))
+        #expect(run.stderr.isEmpty, "warnings only, and there should be none: \(run.stderr)")
+    }
+}
