@@ -14,7 +14,10 @@ public struct Beacond: AsyncParsableCommand {
             Machine-readable output:         beacond replay --format jsonl CAPTURE
             """,
         version: BeacondVersion.current,
-        subcommands: [RunCommand.self, StatusCommand.self, RefreshCommand.self, DemoCommand.self, ReplayCommand.self, CheckConfigCommand.self]
+        subcommands: [
+            RunCommand.self, StatusCommand.self, RefreshCommand.self, DemoCommand.self, ReplayCommand.self, RecordCommand.self,
+            CheckConfigCommand.self,
+        ]
     )
 
     public init() {}

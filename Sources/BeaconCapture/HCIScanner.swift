@@ -1,4 +1,4 @@
-public import BeaconWire
+import BeaconWire
 
 /// Starts and stops passive LE scanning on an adapter through its HCI socket: the extended commands when the
 /// controller's LE features say it supports them (not its HCI version, which some controllers misreport),

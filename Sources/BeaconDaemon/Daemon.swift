@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import BeaconCapture
 public import BeaconEngine
 import BeaconOutbox
 import BeaconRegistry
@@ -91,17 +92,7 @@ public struct Daemon: Sendable {
         } catch {
             throw StartError(description: "\(error)", exitCode: 73)
         }
-        let capture: any CaptureSource
-        if replay.isEmpty {
-            throw StartError(
-                description: "live capture (backend \(configuration.backend.rawValue)) is not part of this build yet; use --replay FILE",
-                exitCode: 69)
-        }
-        do {
-            capture = try ReplayCapture(paths: replay, speed: speed)
-        } catch {
-            throw StartError(description: "\(error)", exitCode: 2)
-        }
+        let capture = try makeCapture()
 
         let clients = HTTPClients()
         let registry = SwitchableRegistry(try Self.makeRegistry(configuration, environment: environment, clients: clients))
@@ -161,6 +152,32 @@ public struct Daemon: Sendable {
                 "state.directory": "\(state)", "control.socket": "\(socketPath)",
             ])
         return Parts(services: services, capture: capture, clients: clients)
+    }
+
+    /// The replay, or the configured backend on the configured adapters.
+    private func makeCapture() throws -> any CaptureSource {
+        if !replay.isEmpty {
+            do {
+                return try ReplayCapture(paths: replay, speed: speed)
+            } catch {
+                throw StartError(description: "\(error)", exitCode: 2)
+            }
+        }
+        switch configuration.backend {
+        case .hci:
+            do {
+                return try LiveCapture(
+                    adapters: configuration.adapters, intervalMilliseconds: configuration.scanIntervalMilliseconds,
+                    windowMilliseconds: configuration.scanWindowMilliseconds)
+            } catch {
+                // 77 EX_NOPERM for a missing capability, 69 EX_UNAVAILABLE for no Bluetooth or no adapter.
+                throw StartError(description: "\(error)", exitCode: error.code == .permission ? 77 : 69)
+            }
+        case .monitor, .dbus:
+            throw StartError(
+                description: "the \(configuration.backend.rawValue) backend is not part of this build yet; use backend = hci (or --replay FILE)",
+                exitCode: 69)
+        }
     }
 
     /// The SIGHUP handler: see `ReloadService`.

@@ -1,4 +1,4 @@
-public import BeaconEngine
+import BeaconEngine
 import GRDB
 
 /// The durable queue between the engine and the registry: SQLite (WAL, synchronous=FULL) in the state

@@ -11,8 +11,8 @@ final class DaemonProcess {
     init(_ arguments: [String], environment: [String: String] = [:], logDirectory: String, name: String) throws {
         stdoutPath = "\(logDirectory)/\(name).out"
         stderrPath = "\(logDirectory)/\(name).err"
-        FileManager.default.createFile(atPath: stdoutPath, contents: nil)
-        FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
         process.executableURL = BeacondRun.binary
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }

@@ -20,7 +20,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         #expect(throws: CaptureFileError.self) { try CaptureFile(path: directory.path) }
         let empty = directory.appendingPathComponent("empty.pcap")
-        FileManager.default.createFile(atPath: empty.path, contents: Data())
+        _ = FileManager.default.createFile(atPath: empty.path, contents: Data())
         #expect { try CaptureFile(path: empty.path) } throws: { String(describing: $0).hasSuffix("the file is empty") }
     }
 

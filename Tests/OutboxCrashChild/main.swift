@@ -47,5 +47,5 @@ let task = Task { await poster.run(idlePoll: .milliseconds(50)) }
 while try outbox.statistics().depth > 0 { try await Task.sleep(for: .milliseconds(10)) }
 task.cancel()
 await task.value
-try await client.shutdown()
+try await client.shutdown() as Void
 print("delivered \(poster.statistics.delivered)")
