@@ -10,16 +10,16 @@ import Synchronization
 public final class LiveCapture: CaptureSource {
     public let monitor: CaptureMonitor
     private let capture: UncheckedCapture
-    private let interval: Double
-    private let window: Double
     private let stopRequested = Atomic<Bool>(false)
     private let running = Atomic<Bool>(false)
 
-    /// Opens the adapters now, so a missing adapter or capability stops the daemon before it starts.
+    /// Opens the adapters and starts scanning now, so a missing adapter or capability stops the daemon before
+    /// it starts (opening a raw HCI socket needs no privilege; sending a command needs CAP_NET_RAW). Until
+    /// `start`, reports wait in the sockets' buffers.
     public init(adapters: [String], intervalMilliseconds: Double, windowMilliseconds: Double) throws(HCIError) {
-        capture = UncheckedCapture(try HCICapture(adapters: adapters))
-        interval = intervalMilliseconds
-        window = windowMilliseconds
+        let capture = try HCICapture(adapters: adapters)
+        try capture.start(intervalMilliseconds: intervalMilliseconds, windowMilliseconds: windowMilliseconds)
+        self.capture = UncheckedCapture(capture)
         monitor = CaptureMonitor(backend: "hci", sources: adapters)
     }
 
@@ -61,7 +61,6 @@ public final class LiveCapture: CaptureSource {
             }
         }
         do {
-            try capture.start(intervalMilliseconds: interval, windowMilliseconds: window)
             publish(.running)
             while !stopRequested.load(ordering: .relaxed) {
                 try capture.poll(timeoutMilliseconds: 200) { record in
