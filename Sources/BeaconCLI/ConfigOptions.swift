@@ -32,6 +32,11 @@ public struct ConfigOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The café's own beacon.", valueName: "uuid:major:minor")) public var stationBeacon: String?
     @Option(help: ArgumentHelp("Seconds the station beacon may be silent before capture is unhealthy (default 120).", valueName: "s"))
     public var stationSilence: String?
+    @Option(
+        help: ArgumentHelp(
+            "Seconds without an advert (or without the station beacon, when set) before the scan is recovered: rescan, power-cycle, device reset, rfkill unblock (default 120).",
+            valueName: "s"))
+    public var stallTimeout: String?
     @Option(help: ArgumentHelp("State directory: outbox, bike cache (default /var/lib/beacond).", valueName: "path"))
     public var stateDir: String?
     @Option(help: ArgumentHelp("Control socket (default /run/beacond/control.sock).", valueName: "path")) public var controlSocket: String?
@@ -61,6 +66,7 @@ public struct ConfigOptions: ParsableArguments {
         add("exit-timeout", exitTimeout)
         add("station-beacon", stationBeacon)
         add("station-silence", stationSilence)
+        add("stall-timeout", stallTimeout)
         add("state-directory", stateDir)
         add("control-socket", controlSocket)
         add("outbox-capacity", outboxCapacity)

@@ -38,7 +38,8 @@ public struct RecordCommand: ParsableCommand {
     public func run() throws {
         let capture: HCICapture
         do {
-            capture = try HCICapture(adapters: [adapter])
+            capture = try HCICapture(
+                adapters: [adapter], settings: HCICapture.Settings(intervalMilliseconds: scanInterval, windowMilliseconds: scanWindow))
         } catch {
             printToStandardError("beacond: \(error)\n")
             throw ExitCode(error.code == .permission ? 77 : 69)
@@ -52,7 +53,7 @@ public struct RecordCommand: ParsableCommand {
         }
         StopSignal.install()
         do {
-            try capture.start(intervalMilliseconds: scanInterval, windowMilliseconds: scanWindow)
+            try capture.start()
         } catch {
             printToStandardError("beacond: \(error)\n")
             throw ExitCode(error.code == .permission ? 77 : 69)

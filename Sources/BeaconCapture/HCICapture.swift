@@ -3,23 +3,96 @@ public import BeaconWire
 import Glibc
 #endif
 
-/// Live capture from one or more adapters through raw HCI sockets: scanning started on each, then every
-/// event read into one reused buffer and handed on as a `CaptureRecord` stamped with the wall clock.
+/// Live capture from one or more adapters through raw HCI sockets: passive scanning on each, every event
+/// read into one reused buffer and handed on as a `CaptureRecord` stamped with the wall clock. Each adapter
+/// has its own stall watchdog (`RecoveryLadder`) and survives going away: a read that says the device is
+/// gone closes it, and it is opened again by its configured name or address every couple of seconds until
+/// it is back (a USB dongle unplugged and plugged in again).
 public final class HCICapture {
-    public let sockets: [HCISocket]
-    private let scanners: [HCIScanner]
-    private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1_024, alignment: 8)
-    private var pollers: [pollfd]
+    public struct Settings: Sendable {
+        public var intervalMilliseconds: Double
+        public var windowMilliseconds: Double
+        /// The stall watchdog, or none (`beacond record`).
+        public var recovery: RecoveryLadder.Policy?
+        /// Whether any advertising report counts as liveness, or only what the owner passes to `heard`
+        /// (the station beacon).
+        public var livenessFromAnyAdvert = true
+        public var reopenMilliseconds: Int64 = 2_000
 
-    /// Opens every adapter (by name or address); the first that cannot be opened is the error.
-    public init(adapters: [String]) throws(HCIError) {
-        var sockets: [HCISocket] = []
-        for adapter in adapters {
-            sockets.append(try HCISocket(deviceID: try HCISocket.deviceID(named: adapter)))
+        public init(intervalMilliseconds: Double, windowMilliseconds: Double, recovery: RecoveryLadder.Policy? = nil) {
+            self.intervalMilliseconds = intervalMilliseconds
+            self.windowMilliseconds = windowMilliseconds
+            self.recovery = recovery
         }
-        self.sockets = sockets
-        scanners = sockets.map(HCIScanner.init(socket:))
-        pollers = sockets.map { pollfd(fd: $0.descriptor, events: Int16(POLLIN), revents: 0) }
+    }
+
+    /// Something that happened to an adapter, for the log and the status.
+    public struct Report: Sendable {
+        public enum Event: Sendable {
+            case ladder(RecoveryLadder.Event)
+            case stepFailed(RecoveryLadder.Step, HCIError)
+            case gone(HCIError)
+            case back(HCIScanner.Mode)
+        }
+        public var adapter: String
+        public var event: Event
+    }
+
+    /// One configured adapter: open (a socket, a scanner, a ladder) or away.
+    final class Channel {
+        let name: String
+        var recovery: AdapterRecovery?
+        var ladder: RecoveryLadder?
+        var lastHeard: Int64
+        var nextReopen: Int64 = 0
+
+        init(name: String, recovery: AdapterRecovery?, policy: RecoveryLadder.Policy?, now: Int64) {
+            self.name = name
+            self.recovery = recovery
+            ladder = policy.map(RecoveryLadder.init(policy:))
+            lastHeard = now
+        }
+    }
+
+    private let settings: Settings
+    private let channels: [Channel]
+    private let onReport: (Report) -> Void
+    private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1_024, alignment: 8)
+    private var pollers: [pollfd] = []
+    private var polled: [Channel] = []
+    /// Monotonic time of the current poll round: one clock read per round, not per advert.
+    private var roundTime: Int64
+
+    /// Opens every adapter (by name or address); the first that cannot be opened is the error, so a daemon
+    /// never starts without the radio it was told to use.
+    public init(adapters: [String], settings: Settings, onReport: @escaping (Report) -> Void = { _ in }) throws(HCIError) {
+        self.settings = settings
+        self.onReport = onReport
+        roundTime = HCICapture.monotonic()
+        var channels: [Channel] = []
+        for adapter in adapters {
+            let socket = try Self.open(adapter)
+            channels.append(Channel(name: adapter, recovery: Self.recovery(for: socket, settings), policy: settings.recovery, now: roundTime))
+        }
+        self.channels = channels
+        rebuildPollers()
+    }
+
+    /// Wraps sockets already open (a fake controller in tests), with a management channel of the test's.
+    init(sockets: [HCISocket], settings: Settings, openManagement: @escaping () throws(HCIError) -> MgmtSocket, rfkillPath: String,
+         onReport: @escaping (Report) -> Void) {
+        self.settings = settings
+        self.onReport = onReport
+        roundTime = HCICapture.monotonic()
+        channels = sockets.map { socket in
+            Channel(
+                name: socket.name,
+                recovery: AdapterRecovery(
+                    scanner: HCIScanner(socket: socket), intervalMilliseconds: settings.intervalMilliseconds,
+                    windowMilliseconds: settings.windowMilliseconds, openManagement: openManagement, rfkillPath: rfkillPath),
+                policy: settings.recovery, now: HCICapture.monotonic())
+        }
+        rebuildPollers()
     }
 
     deinit {
@@ -27,47 +100,152 @@ public final class HCICapture {
         buffer.deallocate()
     }
 
+    private static func recovery(for socket: HCISocket, _ settings: Settings) -> AdapterRecovery {
+        AdapterRecovery(
+            scanner: HCIScanner(socket: socket), intervalMilliseconds: settings.intervalMilliseconds,
+            windowMilliseconds: settings.windowMilliseconds)
+    }
+
+    /// The configured names, and whether each is open now.
+    public var adapters: [(name: String, present: Bool)] { channels.map { ($0.name, $0.recovery != nil) } }
+
     /// Starts passive scanning on every adapter; returns each one's mode.
     @discardableResult
-    public func start(intervalMilliseconds: Double, windowMilliseconds: Double) throws(HCIError) -> [HCIScanner.Mode] {
+    public func start() throws(HCIError) -> [HCIScanner.Mode] {
         var modes: [HCIScanner.Mode] = []
-        for scanner in scanners {
-            modes.append(try scanner.start(intervalMilliseconds: intervalMilliseconds, windowMilliseconds: windowMilliseconds))
+        for channel in channels {
+            guard let recovery = channel.recovery else { continue }
+            modes.append(
+                try recovery.scanner.start(
+                    intervalMilliseconds: settings.intervalMilliseconds, windowMilliseconds: settings.windowMilliseconds))
         }
+        roundTime = Self.monotonic()
+        for channel in channels { channel.lastHeard = roundTime }
         return modes
     }
 
     /// Disables the scans `start` enabled.
     public func stop() {
-        for scanner in scanners { scanner.stop() }
+        for channel in channels { channel.recovery?.scanner.stop() }
     }
 
-    /// Waits up to `timeoutMilliseconds` for events and hands each to `body` (borrowed: valid during the call).
-    /// Returns how many were read.
+    /// Liveness evidence for `adapter` (a device id) when the settings say adverts alone are not enough.
+    public func heard(adapter: UInt16?) {
+        for channel in channels where channel.recovery?.socket.deviceID == adapter { channel.lastHeard = roundTime }
+    }
+
+    /// Waits up to `timeoutMilliseconds` for events and hands each to `body` (borrowed: valid during the call),
+    /// then runs the watchdogs and reopens adapters that went away. Returns how many events were read.
     @discardableResult
     public func poll(timeoutMilliseconds: Int32, _ body: (CaptureRecord) throws -> Void) throws -> Int {
         let ready = pollers.withUnsafeMutableBufferPointer { Glibc.poll($0.baseAddress, nfds_t($0.count), timeoutMilliseconds) }
-        guard ready > 0 else {
-            if ready < 0 && errno != EINTR { throw HCISocket.failure(errno, "wait for", name: "the adapters") }
-            return 0
-        }
+        if ready < 0 && errno != EINTR { throw HCISocket.failure(errno, "wait for", name: "the adapters") }
+        roundTime = Self.monotonic()
         var count = 0
-        for index in pollers.indices where pollers[index].revents != 0 {
-            let socket = sockets[index]
-            let length = try socket.read(into: buffer, timeoutMilliseconds: 0)
+        var lost = false
+        for index in pollers.indices where ready > 0 && pollers[index].revents != 0 {
+            let channel = polled[index]
+            guard let socket = channel.recovery?.socket else { continue }
+            let length: Int
+            do {
+                length = try socket.read(into: buffer, timeoutMilliseconds: 0)
+            } catch {
+                drop(channel, error)
+                lost = true
+                continue
+            }
             guard length > 0 else { continue }
             count += 1
-            try body(
-                CaptureRecord(
-                    time: Self.now(), link: .h4(incoming: true), adapter: socket.deviceID,
-                    payload: UnsafeRawBufferPointer(rebasing: buffer[..<length])))
+            let packet = UnsafeRawBufferPointer(rebasing: buffer[..<length])
+            if settings.livenessFromAnyAdvert && Self.isAdvertisingReport(packet) { channel.lastHeard = roundTime }
+            try body(CaptureRecord(time: Self.wallClock(), link: .h4(incoming: true), adapter: socket.deviceID, payload: packet))
         }
+        maintain()
+        if lost { rebuildPollers() }
         return count
     }
 
-    static func now() -> CaptureTime {
+    /// The watchdogs, and reopening adapters that went away.
+    private func maintain() {
+        var reopened = false
+        for channel in channels {
+            if let recovery = channel.recovery {
+                guard var ladder = channel.ladder else { continue }
+                let events = ladder.evaluate(now: roundTime, lastHeard: channel.lastHeard)
+                channel.ladder = ladder
+                for event in events {
+                    onReport(Report(adapter: channel.name, event: .ladder(event)))
+                    guard case .take(let step) = event else { continue }
+                    do {
+                        try recovery.perform(step)
+                    } catch {
+                        onReport(Report(adapter: channel.name, event: .stepFailed(step, error)))
+                    }
+                }
+            } else if roundTime >= channel.nextReopen {
+                channel.nextReopen = roundTime + settings.reopenMilliseconds * 1_000_000
+                if let mode = reopen(channel) {
+                    onReport(Report(adapter: channel.name, event: .back(mode)))
+                    reopened = true
+                }
+            }
+        }
+        if reopened { rebuildPollers() }
+    }
+
+    private func drop(_ channel: Channel, _ error: HCIError) {
+        channel.recovery = nil
+        channel.nextReopen = roundTime + settings.reopenMilliseconds * 1_000_000
+        onReport(Report(adapter: channel.name, event: .gone(error)))
+    }
+
+    /// Opens and starts an adapter that went away; nil while it is still away (or not yet up).
+    private func reopen(_ channel: Channel) -> HCIScanner.Mode? {
+        do {
+            let socket = try Self.open(channel.name)
+            let recovery = Self.recovery(for: socket, settings)
+            let mode = try recovery.scanner.start(
+                intervalMilliseconds: settings.intervalMilliseconds, windowMilliseconds: settings.windowMilliseconds)
+            channel.recovery = recovery
+            channel.ladder = settings.recovery.map(RecoveryLadder.init(policy:))
+            channel.lastHeard = roundTime
+            return mode
+        } catch {
+            return nil
+        }
+    }
+
+    /// Opens an adapter by name or address, bringing it up first if it is down: with raw HCI nobody else
+    /// will (a dongle plugged in again comes back down).
+    static func open(_ name: String) throws(HCIError) -> HCISocket {
+        let id = try HCISocket.deviceID(named: name)
+        do {
+            return try HCISocket(deviceID: id)
+        } catch where error.code == .adapterDown {
+            try HCISocket.bringUp(deviceID: id)
+            return try HCISocket(deviceID: id)
+        }
+    }
+
+    private func rebuildPollers() {
+        polled = channels.filter { $0.recovery != nil }
+        pollers = polled.map { pollfd(fd: $0.recovery!.socket.descriptor, events: Int16(POLLIN), revents: 0) }
+    }
+
+    /// An LE Meta event carrying advertising reports (legacy, extended or directed).
+    static func isAdvertisingReport(_ packet: UnsafeRawBufferPointer) -> Bool {
+        packet.count > 3 && packet[0] == 0x04 && packet[1] == 0x3E && (packet[3] == 0x02 || packet[3] == 0x0D || packet[3] == 0x0B)
+    }
+
+    static func wallClock() -> CaptureTime {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         return CaptureTime(nanosecondsSinceEpoch: Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec))
+    }
+
+    static func monotonic() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
     }
 }

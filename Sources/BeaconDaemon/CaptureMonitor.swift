@@ -31,6 +31,8 @@ public final class CaptureMonitor: Sendable {
         public var lastAdvertAt: Int64?
         /// Recovery-ladder steps taken (live capture).
         public var recoveries = 0
+        /// Each live adapter's state in words ("scanning (legacy)", "away (…)", "recovering: …").
+        public var adapterStates: [String: String] = [:]
         public var lastError: String?
     }
 

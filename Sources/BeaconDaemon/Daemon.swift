@@ -92,7 +92,7 @@ public struct Daemon: Sendable {
         } catch {
             throw StartError(description: "\(error)", exitCode: 73)
         }
-        let capture = try makeCapture()
+        let capture = try makeCapture(logger: logger)
 
         let clients = HTTPClients()
         let registry = SwitchableRegistry(try Self.makeRegistry(configuration, environment: environment, clients: clients))
@@ -155,7 +155,7 @@ public struct Daemon: Sendable {
     }
 
     /// The replay, or the configured backend on the configured adapters.
-    private func makeCapture() throws -> any CaptureSource {
+    private func makeCapture(logger: Logger) throws -> any CaptureSource {
         if !replay.isEmpty {
             do {
                 return try ReplayCapture(paths: replay, speed: speed)
@@ -166,9 +166,7 @@ public struct Daemon: Sendable {
         switch configuration.backend {
         case .hci:
             do {
-                return try LiveCapture(
-                    adapters: configuration.adapters, intervalMilliseconds: configuration.scanIntervalMilliseconds,
-                    windowMilliseconds: configuration.scanWindowMilliseconds)
+                return try LiveCapture(configuration: configuration, logger: logger)
             } catch {
                 // 77 EX_NOPERM for a missing capability, 69 EX_UNAVAILABLE for no Bluetooth or no adapter.
                 throw StartError(description: "\(error)", exitCode: error.code == .permission ? 77 : 69)

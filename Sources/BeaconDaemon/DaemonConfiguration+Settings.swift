@@ -9,7 +9,7 @@ extension DaemonConfiguration {
             "station-id": stationID, "latitude": "\(latitude)", "longitude": "\(longitude)",
             "region": regions.map(\.description).joined(separator: ","), "backend": backend.rawValue,
             "adapter": adapters.joined(separator: ","), "scan-interval-ms": "\(scanIntervalMilliseconds)",
-            "scan-window-ms": "\(scanWindowMilliseconds)", "registry": registry ?? "", "auth": authentication.rawValue,
+            "scan-window-ms": "\(scanWindowMilliseconds)", "stall-timeout": "\(stallTimeout)", "registry": registry ?? "", "auth": authentication.rawValue,
             "api-key-file": apiKeyFile ?? "", "refresh-interval": "\(refreshInterval)", "report-interval": "\(reportInterval)",
             "exit-timeout": "\(exitTimeout)", "station-beacon": stationBeacon.map { "\($0)" } ?? "",
             "station-silence": "\(stationSilence)", "state-directory": stateDirectory, "control-socket": controlSocket,

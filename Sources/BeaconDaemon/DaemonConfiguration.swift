@@ -17,6 +17,8 @@ public struct DaemonConfiguration: Sendable {
     public var adapters = ["hci0"]
     public var scanIntervalMilliseconds = 100.0
     public var scanWindowMilliseconds = 100.0
+    /// Seconds without an advert (or without the station beacon, when one is set) before the recovery ladder.
+    public var stallTimeout = 120
     /// nil: the embedded registry, `file://<state-directory>/bikes.json`.
     public var registry: String?
     public var authentication: RegistryConfiguration.Authentication = .query
@@ -32,7 +34,7 @@ public struct DaemonConfiguration: Sendable {
 
     /// The keys the file and the flags know, for `--help` and for "unknown key" errors.
     public static let keys = [
-        "station-id", "latitude", "longitude", "region", "backend", "adapter", "scan-interval-ms", "scan-window-ms",
+        "station-id", "latitude", "longitude", "region", "backend", "adapter", "scan-interval-ms", "scan-window-ms", "stall-timeout",
         "registry", "auth", "api-key-file", "refresh-interval", "report-interval", "exit-timeout", "station-beacon",
         "station-silence", "state-directory", "control-socket", "outbox-capacity",
     ]
@@ -138,6 +140,7 @@ public struct DaemonConfiguration: Sendable {
             guard let beacon = BeaconIdentity(value) else { return "expected UUID:MAJOR:MINOR, got \"\(value)\"" }
             stationBeacon = beacon
         case "station-silence": return integer(10...86_400) { $0.stationSilence = $1 }
+        case "stall-timeout": return integer(2...86_400) { $0.stallTimeout = $1 }
         case "state-directory":
             guard value.hasPrefix("/") else { return "expected an absolute path, got \"\(value)\"" }
             stateDirectory = value

@@ -49,7 +49,7 @@ public struct StatusCollector: Sendable {
             uptimeSeconds: Double(monotonic - startedMonotonic) / 1e9, healthy: problems.isEmpty, problems: problems,
             capture: StatusReport.Capture(
                 backend: capture.backend, state: capture.state.rawValue,
-                adapters: capture.sources.map { StatusReport.Adapter(name: $0, state: capture.state.rawValue) },
+                adapters: capture.sources.map { StatusReport.Adapter(name: $0, state: capture.adapterStates[$0] ?? capture.state.rawValue) },
                 advertsPerSecond: (rates.adverts * 10).rounded() / 10, iBeaconsPerSecond: (rates.beacons * 10).rounded() / 10,
                 adverts: capture.adverts, iBeacons: capture.beaconAdverts, ringDrops: engine.ring.overwritten,
                 ringDepth: engine.ring.depth,

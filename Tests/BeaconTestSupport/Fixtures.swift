@@ -1,5 +1,5 @@
 import BeaconCapture
-public import BeaconWire
+import BeaconWire
 public import Foundation
 
 /// Where the test captures live: `Fixtures/` in this repository and `../shared/fixtures` beside it

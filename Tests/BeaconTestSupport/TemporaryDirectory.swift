@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// A fresh directory under the system's temporary directory, removed by `remove()`.
 public struct TemporaryDirectory: Sendable {

@@ -1,0 +1,123 @@
+@testable import BeaconCapture
+import BeaconTestSupport
+import BeaconWire
+import Foundation
+import Testing
+
+/// The stall watchdog driving real bytes: a fake controller (H4 over a socketpair), a fake management
+/// channel (mgmt over a socketpair) and a file standing in for /dev/rfkill. HCIDEVDOWN/UP on a socketpair
+/// fails (ENOTTY) as it would on a kernel that refuses it: an injected failure the ladder must climb past.
+@Suite struct StallRecoveryTests {
+    static let milliseconds: Int64 = 1_000_000
+    /// Stall after 150 ms, 150 ms per step, rest 2 s after a failed ladder.
+    static let policy = RecoveryLadder.Policy(
+        stallAfter: 150 * milliseconds, stepGrace: 150 * milliseconds, backoffBase: 2_000 * milliseconds, backoffCap: 4_000 * milliseconds)
+
+    final class Events: @unchecked Sendable {
+        var reports: [HCICapture.Report] = []
+        var names: [String] {
+            reports.map { report in
+                switch report.event {
+                case .ladder(.stalled): "stalled"
+                case .ladder(.take(let step)): "take \(step.rawValue)"
+                case .ladder(.recovered(let step)): "recovered \(step.map { "\($0.rawValue)" } ?? "-")"
+                case .ladder(.gaveUp): "gave up"
+                case .stepFailed(let step, _): "failed \(step.rawValue)"
+                case .gone: "gone"
+                case .back: "back"
+                }
+            }
+        }
+    }
+
+    static func capture(_ controller: FakeController, _ management: FakeManagement, rfkill: String, events: Events) throws -> HCICapture {
+        let capture = HCICapture(
+            sockets: [controller.socket],
+            settings: HCICapture.Settings(intervalMilliseconds: 100, windowMilliseconds: 100, recovery: policy),
+            openManagement: { management.open() }, rfkillPath: rfkill
+        ) { events.reports.append($0) }
+        try capture.start()
+        return capture
+    }
+
+    /// Polls until `done` or the time is up.
+    static func poll(_ capture: HCICapture, for seconds: Double, until done: () -> Bool = { false }) throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline && !done() {
+            try capture.poll(timeoutMilliseconds: 20) { _ in }
+        }
+    }
+
+    @Test func aSilentRadioClimbsEveryStepPastFailuresThenRests() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let rfkill = directory.file("rfkill")
+        _ = FileManager.default.createFile(atPath: rfkill, contents: nil)
+        let controller = FakeController(extended: false)
+        let management = FakeManagement()
+        let events = Events()
+        let capture = try Self.capture(controller, management, rfkill: rfkill, events: events)
+        let started = controller.opcodes.count
+        try Self.poll(capture, for: 5) { events.names.contains("gave up") }
+
+        #expect(events.names == ["stalled", "take 0", "take 1", "take 2", "failed 2", "take 3", "failed 3", "gave up"])
+        // Re-enable: disable, features, disable, parameters, enable. Power-cycle: the same after mgmt off/on.
+        let afterStart = Array(controller.opcodes[started...])
+        #expect(afterStart == [0x200C, 0x2003, 0x200C, 0x200B, 0x200C, 0x200C, 0x2003, 0x200C, 0x200B, 0x200C])
+        #expect(management.commands == [MgmtPacket.setPowered(false, index: 7), MgmtPacket.setPowered(true, index: 7)])
+        #expect(management.commands.first == [0x05, 0x00, 0x07, 0x00, 0x01, 0x00, 0x00])
+        // rfkill: idx 0, type 2 (Bluetooth), op 3 (change all), soft 0, hard 0.
+        #expect(FileManager.default.contents(atPath: rfkill).map(Array.init) == [0, 0, 0, 0, 2, 3, 0, 0])
+        guard case .stepFailed(_, let error) = events.reports[4].event else { Issue.record("no failure"); return }
+        #expect(error.description.contains("HCIDEVDOWN on hci7 failed"))
+
+        // Resting: no command for the backoff, however long the silence.
+        let resting = controller.opcodes.count
+        try Self.poll(capture, for: 1)
+        #expect(controller.opcodes.count == resting)
+        #expect(events.names.count == 8)
+    }
+
+    @Test func aReportAfterTheRescanEndsTheLadderThere() throws {
+        let controller = FakeController(extended: true, reportOnScanEnable: PcapWriterTests.iBeaconReport(minor: 3))
+        let management = FakeManagement()
+        let events = Events()
+        let capture = try Self.capture(controller, management, rfkill: "/nonexistent", events: events)
+        // The enable edge at start produces one report; then silence, a stall, a rescan, another report.
+        try Self.poll(capture, for: 5) { events.names.contains("recovered 0") }
+        #expect(events.names == ["stalled", "take 0", "recovered 0"])
+        #expect(management.commands.isEmpty)
+    }
+
+    @Test func aRefusedPowerCycleNamesTheCapability() throws {
+        let controller = FakeController(extended: false)
+        let management = FakeManagement(status: 0x14)
+        let events = Events()
+        let capture = try Self.capture(controller, management, rfkill: "/nonexistent", events: events)
+        try Self.poll(capture, for: 5) { events.names.contains("failed 1") }
+        let failure = events.reports.compactMap { report -> HCIError? in
+            if case .stepFailed(.powerCycle, let error) = report.event { error } else { nil }
+        }.first
+        #expect(failure?.code == .permission)
+        #expect(failure?.description.contains("CAP_NET_ADMIN") == true)
+        // Only the "off" was tried: a refused off is not followed by an on.
+        #expect(management.commands.count == 1)
+    }
+
+    @Test func anAdapterThatGoesAwayIsReportedAndNotPolledAgain() throws {
+        let controller = FakeController(extended: false)
+        let events = Events()
+        let capture = HCICapture(
+            sockets: [controller.socket], settings: HCICapture.Settings(intervalMilliseconds: 100, windowMilliseconds: 100),
+            openManagement: { () throws(HCIError) -> MgmtSocket in throw HCIError(.io, "none") }, rfkillPath: "/nonexistent"
+        ) { events.reports.append($0) }
+        try capture.start()
+        controller.hangUp()
+        try Self.poll(capture, for: 2) { events.names.contains("gone") }
+        #expect(events.names.first == "gone")
+        #expect(capture.adapters.map { $0.present } == [false])
+        // Reopening "hci7" fails here (no Bluetooth in this kernel): it stays away, quietly.
+        try Self.poll(capture, for: 0.5)
+        #expect(events.names == ["gone"])
+    }
+}
