@@ -37,6 +37,16 @@ check_scan_disabled() {
 }
 check_scan_disabled record
 
+# --- beacond scan: the table of what hci1 hears, for the configured region, another one, and --all
+scan() { $B scan --adapter hci1 --duration 2.5 --config /dev/null "$@" > /tmp/scan.out 2>/tmp/scan.err & S=$!; usleep 1200000; advertise_edge; wait $S; }
+scan --region $UUID:1; rc=$?
+sed 's/^/scan: /' /tmp/scan.out
+if [ $rc = 0 ] && grep -q "^$UUID  *1  *2  *-59 " /tmp/scan.out; then ok "scan shows the beacon"; else fail "scan (exit $rc) lacks the beacon: $(cat /tmp/scan.err)"; fi
+scan --region 21EECF71-D5C7-4A00-9B90-27C94B5146EA
+grep -q "^$UUID" /tmp/scan.out && fail "scan showed a beacon outside its region" || ok "scan hides other regions"
+scan --all
+grep -q "^$UUID  *1  *2 " /tmp/scan.out && ok "scan --all shows it" || fail "scan --all lacks the beacon"
+
 # --- beacond run --backend hci: the missing bike is reported through the embedded file registry
 mkdir -p /tmp/state
 echo '[{"id":"vm-bike","beaconMinor":2,"missing":true},{"id":"other","beaconMinor":3,"missing":true}]' > /tmp/state/bikes.json

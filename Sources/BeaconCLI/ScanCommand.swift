@@ -1,0 +1,90 @@
+public import ArgumentParser
+import BeaconCapture
+import BeaconDaemon
+import BeaconWire
+import Foundation
+
+/// `beacond scan`: a live table of the iBeacons an adapter hears, so a rider can check a new beacon.
+public struct ScanCommand: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "scan",
+        abstract: "Show a live, refreshing table of the iBeacons an adapter hears (UUID, major, minor, RSSI, count, last seen).",
+        discussion: """
+            Starts a passive LE scan (raw HCI: needs CAP_NET_RAW, or root; the scan is disabled again on exit) \
+            and shows the beacons of the configured regions: --region, else the configuration file's, else \
+            the FindMyBike region. --all shows every iBeacon. On a terminal the table is redrawn every second \
+            until Ctrl-C; otherwise it is printed once, when the scan ends (--duration, Ctrl-C or SIGTERM).
+
+            Exit status: 0 after a clean stop; 69 when there is no Bluetooth or no such adapter; 77 without \
+            the capability; 78 for configuration errors.
+            """)
+
+    @Option(help: ArgumentHelp("Adapter name or address (repeatable; default the configuration's, else hci0).", valueName: "hciN|address"))
+    public var adapter: [String] = []
+
+    @Flag(help: "Show every iBeacon, not only the configured regions.")
+    public var all = false
+
+    @Option(help: ArgumentHelp("Region to show (repeatable).", valueName: "uuid[:major]"))
+    public var region: [String] = []
+
+    @Option(help: ArgumentHelp("Configuration file for the regions and adapter (default /etc/beacond/beacond.conf, if it exists).", valueName: "path"))
+    public var config: String?
+
+    @Option(help: ArgumentHelp("Stop after this many seconds (default: until interrupted).", valueName: "s"))
+    public var duration: Double?
+
+    public init() {}
+
+    public func run() throws {
+        var flags = region.map { ConfigFile.Entry(key: "region", value: $0, line: 0) }
+        flags += adapter.map { ConfigFile.Entry(key: "adapter", value: $0, line: 0) }
+        let (configuration, errors) = ConfigOptions.load(config: config, flags: flags, environment: [:])
+        guard errors.isEmpty else {
+            printToStandardError(errors.map { "beacond: \($0)\n" }.joined())
+            throw ExitCode(78)
+        }
+        let capture: HCICapture
+        do throws(HCIError) {
+            capture = try HCICapture(
+                adapters: configuration.adapters,
+                settings: HCICapture.Settings(
+                    intervalMilliseconds: configuration.scanIntervalMilliseconds, windowMilliseconds: configuration.scanWindowMilliseconds))
+            try capture.start()
+        } catch {
+            printToStandardError("beacond: \(error)\n")
+            throw ExitCode(error.code == .permission ? 77 : 69)
+        }
+        StopSignal.install()
+        let terminal = isatty(STDOUT_FILENO) == 1
+        var table = ScanTable(regions: all ? [] : configuration.regions)
+        var decoder = AdvertDecoder()
+        let deadline = duration.map { Date().addingTimeInterval($0) }
+        var nextDraw = Date()
+        var failure: (any Error)?
+        if !terminal {
+            printToStandardError("beacond: scanning \(configuration.adapters.joined(separator: ", ")); Ctrl-C to stop\n")
+        }
+        while !StopSignal.received, deadline.map({ Date() < $0 }) ?? true {
+            do {
+                try capture.poll(timeoutMilliseconds: 100) { record in decoder.decode(record) { table.add($0) } }
+            } catch {
+                failure = error
+                break
+            }
+            if terminal && Date() >= nextDraw {
+                nextDraw = Date().addingTimeInterval(1)
+                // Home, clear, redraw: a live table without a curses dependency.
+                FileHandle.standardOutput.write(Data(("\u{1B}[H\u{1B}[2J" + table.render(now: Self.now())).utf8))
+            }
+        }
+        capture.stop()
+        FileHandle.standardOutput.write(Data(((terminal ? "\u{1B}[H\u{1B}[2J" : "") + table.render(now: Self.now())).utf8))
+        if let failure {
+            printToStandardError("beacond: \(failure)\n")
+            throw ExitCode(69)
+        }
+    }
+
+    static func now() -> CaptureTime { CaptureTime(nanosecondsSinceEpoch: Int64(Date().timeIntervalSince1970 * 1e9)) }
+}
