@@ -41,6 +41,15 @@ let package = Package(
             pkgConfig: "bluez",
             providers: [.apt(["libbluetooth-dev"])]
         ),
+        // libdbus (apt: libdbus-1-dev): BlueZ's D-Bus API. Only BeaconDBus imports it.
+        .systemLibrary(
+            name: "CDBus",
+            pkgConfig: "dbus-1",
+            providers: [.apt(["libdbus-1-dev"])]
+        ),
+        // A small typed layer over libdbus: connection, method calls that keep serving incoming calls while
+        // waiting (bluetoothd calls back before it answers), signals, and values to and from messages.
+        .target(name: "BeaconDBus", dependencies: ["CDBus"]),
         // Pure bytes -> values: capture containers, HCI events, AD structures, iBeacon frames.
         // No I/O, no clock, no Foundation.
         .target(name: "BeaconWire"),
@@ -82,7 +91,7 @@ let package = Package(
         // The edge that touches files (and, later, the radio): streams captures through BeaconWire.
         .target(
             name: "BeaconCapture",
-            dependencies: ["BeaconWire", "CBlueZ", .product(name: "SystemPackage", package: "swift-system")]
+            dependencies: ["BeaconWire", "BeaconDBus", "CBlueZ", .product(name: "SystemPackage", package: "swift-system")]
         ),
         // Command-line front ends and their text output, kept out of main.swift so tests can drive them.
         .target(
@@ -115,6 +124,7 @@ let package = Package(
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ]),
         .testTarget(name: "BeaconCaptureTests", dependencies: ["BeaconCapture", "BeaconWire", "BeaconTestSupport", "CBlueZ"]),
+        .testTarget(name: "BeaconDBusTests", dependencies: ["BeaconDBus", "BeaconTestSupport"]),
         .testTarget(
             name: "BeaconCLITests",
             dependencies: ["BeaconCLI", "BeaconDaemon", "BeaconWire", "BeaconTestSupport", "RegistryTestServer"]),
