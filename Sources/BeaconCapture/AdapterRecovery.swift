@@ -4,28 +4,35 @@ import BeaconWire
 import Glibc
 #endif
 
-/// The recovery ladder's steps as system calls on one adapter (see `RecoveryLadder` for when). Every step
-/// that touches power or the device ends by starting the scan again, since the controller comes back reset.
+/// The recovery ladder's steps as system calls on one adapter (see `RecoveryLadder` for when). How to
+/// re-enable the scan and power-cycle depends on who owns the radio (raw HCI: beacond's own commands and
+/// mgmt; BlueZ: its D-Bus API), so those two come from the backend. Every step that touches power or the
+/// device ends by starting the scan again, since the controller comes back reset.
 public final class AdapterRecovery {
-    let socket: HCISocket
-    let scanner: HCIScanner
-    private let interval: Double
-    private let window: Double
-    /// Opens the management channel (a socketpair in tests).
-    private let openManagement: () throws(HCIError) -> MgmtSocket
+    public let deviceID: UInt16
+    private let rescan: () throws(HCIError) -> Void
+    private let powerCycle: () throws(HCIError) -> Void
     private let rfkillPath: String
 
-    init(
-        scanner: HCIScanner, intervalMilliseconds: Double, windowMilliseconds: Double,
-        openManagement: @escaping () throws(HCIError) -> MgmtSocket = { () throws(HCIError) in try MgmtSocket() },
+    public init(
+        deviceID: UInt16, rescan: @escaping () throws(HCIError) -> Void, powerCycle: @escaping () throws(HCIError) -> Void,
         rfkillPath: String = "/dev/rfkill"
     ) {
-        self.scanner = scanner
-        socket = scanner.socket
-        interval = intervalMilliseconds
-        window = windowMilliseconds
-        self.openManagement = openManagement
+        self.deviceID = deviceID
+        self.rescan = rescan
+        self.powerCycle = powerCycle
         self.rfkillPath = rfkillPath
+    }
+
+    /// Power-cycling through the kernel's management channel, as bluetoothd itself does.
+    static func managementPowerCycle(
+        deviceID: UInt16, open: @escaping () throws(HCIError) -> MgmtSocket = { () throws(HCIError) in try MgmtSocket() }
+    ) -> () throws(HCIError) -> Void {
+        { () throws(HCIError) in
+            let management = try open()
+            try management.send(MgmtPacket.setPowered(false, index: deviceID), what: "powering hci\(deviceID) off")
+            try management.send(MgmtPacket.setPowered(true, index: deviceID), what: "powering hci\(deviceID) on")
+        }
     }
 
     public func perform(_ step: RecoveryLadder.Step) throws(HCIError) {
@@ -33,23 +40,16 @@ public final class AdapterRecovery {
         case .rescan:
             break
         case .powerCycle:
-            let management = try openManagement()
-            try management.send(MgmtPacket.setPowered(false, index: socket.deviceID), what: "powering \(socket.name) off")
-            try management.send(MgmtPacket.setPowered(true, index: socket.deviceID), what: "powering \(socket.name) on")
+            try powerCycle()
         case .resetDevice:
-            try HCISocket.setDevice(socket.deviceID, up: false, through: socket.descriptor)
-            try HCISocket.setDevice(socket.deviceID, up: true, through: socket.descriptor)
+            try HCISocket.setDevice(deviceID, up: false)
+            try HCISocket.setDevice(deviceID, up: true)
         case .rfkillUnblock:
             try unblock()
             // Unblocking leaves the device down; bring it up (already up is fine).
-            try HCISocket.setDevice(socket.deviceID, up: true, through: socket.descriptor)
+            try HCISocket.setDevice(deviceID, up: true)
         }
         try rescan()
-    }
-
-    func rescan() throws(HCIError) {
-        scanner.stop()
-        try scanner.start(intervalMilliseconds: interval, windowMilliseconds: window)
     }
 
     /// Clears the soft block of every Bluetooth radio (what `rfkill unblock bluetooth` does): one

@@ -38,17 +38,24 @@ public final class HCICapture {
         public var event: Event
     }
 
-    /// One configured adapter: open (a socket, a scanner, a ladder) or away.
+    /// An adapter that is there: its socket, its scan, the steps that recover it.
+    struct Open {
+        let socket: HCISocket
+        let scanner: HCIScanner
+        let recovery: AdapterRecovery
+    }
+
+    /// One configured adapter: open, or away (`open` nil), with its ladder.
     final class Channel {
         let name: String
-        var recovery: AdapterRecovery?
+        var open: Open?
         var ladder: RecoveryLadder?
         var lastHeard: Int64
         var nextReopen: Int64 = 0
 
-        init(name: String, recovery: AdapterRecovery?, policy: RecoveryLadder.Policy?, now: Int64) {
+        init(name: String, open: Open, policy: RecoveryLadder.Policy?, now: Int64) {
             self.name = name
-            self.recovery = recovery
+            self.open = open
             ladder = policy.map(RecoveryLadder.init(policy:))
             lastHeard = now
         }
@@ -57,6 +64,8 @@ public final class HCICapture {
     private let settings: Settings
     private let channels: [Channel]
     private let onReport: (Report) -> Void
+    private let openManagement: () throws(HCIError) -> MgmtSocket
+    private let rfkillPath: String
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1_024, alignment: 8)
     private var pollers: [pollfd] = []
     private var polled: [Channel] = []
@@ -68,11 +77,13 @@ public final class HCICapture {
     public init(adapters: [String], settings: Settings, onReport: @escaping (Report) -> Void = { _ in }) throws(HCIError) {
         self.settings = settings
         self.onReport = onReport
+        openManagement = { () throws(HCIError) in try MgmtSocket() }
+        rfkillPath = "/dev/rfkill"
         roundTime = HCICapture.monotonic()
         var channels: [Channel] = []
         for adapter in adapters {
-            let socket = try Self.open(adapter)
-            channels.append(Channel(name: adapter, recovery: Self.recovery(for: socket, settings), policy: settings.recovery, now: roundTime))
+            let open = Self.prepare(try Self.open(adapter), settings, openManagement, rfkillPath)
+            channels.append(Channel(name: adapter, open: open, policy: settings.recovery, now: roundTime))
         }
         self.channels = channels
         rebuildPollers()
@@ -83,14 +94,12 @@ public final class HCICapture {
          onReport: @escaping (Report) -> Void) {
         self.settings = settings
         self.onReport = onReport
-        roundTime = HCICapture.monotonic()
+        self.openManagement = openManagement
+        self.rfkillPath = rfkillPath
+        let now = HCICapture.monotonic()
+        roundTime = now
         channels = sockets.map { socket in
-            Channel(
-                name: socket.name,
-                recovery: AdapterRecovery(
-                    scanner: HCIScanner(socket: socket), intervalMilliseconds: settings.intervalMilliseconds,
-                    windowMilliseconds: settings.windowMilliseconds, openManagement: openManagement, rfkillPath: rfkillPath),
-                policy: settings.recovery, now: HCICapture.monotonic())
+            Channel(name: socket.name, open: Self.prepare(socket, settings, openManagement, rfkillPath), policy: settings.recovery, now: now)
         }
         rebuildPollers()
     }
@@ -100,23 +109,33 @@ public final class HCICapture {
         buffer.deallocate()
     }
 
-    private static func recovery(for socket: HCISocket, _ settings: Settings) -> AdapterRecovery {
-        AdapterRecovery(
-            scanner: HCIScanner(socket: socket), intervalMilliseconds: settings.intervalMilliseconds,
-            windowMilliseconds: settings.windowMilliseconds)
+    /// A scanner on the socket, and the ladder's steps for it: rescan with beacond's own commands, power-cycle
+    /// through mgmt.
+    private static func prepare(
+        _ socket: HCISocket, _ settings: Settings, _ openManagement: @escaping () throws(HCIError) -> MgmtSocket, _ rfkillPath: String
+    ) -> Open {
+        let scanner = HCIScanner(socket: socket)
+        let recovery = AdapterRecovery(
+            deviceID: socket.deviceID,
+            rescan: { () throws(HCIError) in
+                scanner.stop()
+                try scanner.start(intervalMilliseconds: settings.intervalMilliseconds, windowMilliseconds: settings.windowMilliseconds)
+            },
+            powerCycle: AdapterRecovery.managementPowerCycle(deviceID: socket.deviceID, open: openManagement), rfkillPath: rfkillPath)
+        return Open(socket: socket, scanner: scanner, recovery: recovery)
     }
 
     /// The configured names, and whether each is open now.
-    public var adapters: [(name: String, present: Bool)] { channels.map { ($0.name, $0.recovery != nil) } }
+    public var adapters: [(name: String, present: Bool)] { channels.map { ($0.name, $0.open != nil) } }
 
     /// Starts passive scanning on every adapter; returns each one's mode.
     @discardableResult
     public func start() throws(HCIError) -> [HCIScanner.Mode] {
         var modes: [HCIScanner.Mode] = []
         for channel in channels {
-            guard let recovery = channel.recovery else { continue }
+            guard let open = channel.open else { continue }
             modes.append(
-                try recovery.scanner.start(
+                try open.scanner.start(
                     intervalMilliseconds: settings.intervalMilliseconds, windowMilliseconds: settings.windowMilliseconds))
         }
         roundTime = Self.monotonic()
@@ -126,12 +145,12 @@ public final class HCICapture {
 
     /// Disables the scans `start` enabled.
     public func stop() {
-        for channel in channels { channel.recovery?.scanner.stop() }
+        for channel in channels { channel.open?.scanner.stop() }
     }
 
     /// Liveness evidence for `adapter` (a device id) when the settings say adverts alone are not enough.
     public func heard(adapter: UInt16?) {
-        for channel in channels where channel.recovery?.socket.deviceID == adapter { channel.lastHeard = roundTime }
+        for channel in channels where channel.open?.socket.deviceID == adapter { channel.lastHeard = roundTime }
     }
 
     /// Waits up to `timeoutMilliseconds` for events and hands each to `body` (borrowed: valid during the call),
@@ -145,7 +164,7 @@ public final class HCICapture {
         var lost = false
         for index in pollers.indices where ready > 0 && pollers[index].revents != 0 {
             let channel = polled[index]
-            guard let socket = channel.recovery?.socket else { continue }
+            guard let socket = channel.open?.socket else { continue }
             let length: Int
             do {
                 length = try socket.read(into: buffer, timeoutMilliseconds: 0)
@@ -169,7 +188,7 @@ public final class HCICapture {
     private func maintain() {
         var reopened = false
         for channel in channels {
-            if let recovery = channel.recovery {
+            if let recovery = channel.open?.recovery {
                 guard var ladder = channel.ladder else { continue }
                 let events = ladder.evaluate(now: roundTime, lastHeard: channel.lastHeard)
                 channel.ladder = ladder
@@ -194,7 +213,7 @@ public final class HCICapture {
     }
 
     private func drop(_ channel: Channel, _ error: HCIError) {
-        channel.recovery = nil
+        channel.open = nil
         channel.nextReopen = roundTime + settings.reopenMilliseconds * 1_000_000
         onReport(Report(adapter: channel.name, event: .gone(error)))
     }
@@ -202,11 +221,10 @@ public final class HCICapture {
     /// Opens and starts an adapter that went away; nil while it is still away (or not yet up).
     private func reopen(_ channel: Channel) -> HCIScanner.Mode? {
         do {
-            let socket = try Self.open(channel.name)
-            let recovery = Self.recovery(for: socket, settings)
-            let mode = try recovery.scanner.start(
+            let open = Self.prepare(try Self.open(channel.name), settings, openManagement, rfkillPath)
+            let mode = try open.scanner.start(
                 intervalMilliseconds: settings.intervalMilliseconds, windowMilliseconds: settings.windowMilliseconds)
-            channel.recovery = recovery
+            channel.open = open
             channel.ladder = settings.recovery.map(RecoveryLadder.init(policy:))
             channel.lastHeard = roundTime
             return mode
@@ -222,14 +240,14 @@ public final class HCICapture {
         do {
             return try HCISocket(deviceID: id)
         } catch where error.code == .adapterDown {
-            try HCISocket.bringUp(deviceID: id)
+            try HCISocket.setDevice(id, up: true)
             return try HCISocket(deviceID: id)
         }
     }
 
     private func rebuildPollers() {
-        polled = channels.filter { $0.recovery != nil }
-        pollers = polled.map { pollfd(fd: $0.recovery!.socket.descriptor, events: Int16(POLLIN), revents: 0) }
+        polled = channels.filter { $0.open != nil }
+        pollers = polled.map { pollfd(fd: $0.open!.socket.descriptor, events: Int16(POLLIN), revents: 0) }
     }
 
     /// An LE Meta event carrying advertising reports (legacy, extended or directed).

@@ -71,16 +71,16 @@ public final class HCISocket: @unchecked Sendable {
         try setFilter()
     }
 
-    /// HCIDEVUP on an adapter that is down (CAP_NET_ADMIN), through a socket of its own.
-    static func bringUp(deviceID: UInt16) throws(HCIError) {
+    /// HCIDEVUP or HCIDEVDOWN (CAP_NET_ADMIN), through an HCI socket of its own; up on an adapter already
+    /// up is not an error.
+    static func setDevice(_ deviceID: UInt16, up: Bool) throws(HCIError) {
         let fd = socket(AF_BLUETOOTH, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), BTPROTO_HCI)
         guard fd >= 0 else { throw failure(errno, "open an HCI socket for", name: "hci\(deviceID)") }
         defer { close(fd) }
-        try setDevice(deviceID, up: true, through: fd)
+        try setDevice(deviceID, up: up, through: fd)
     }
 
-    /// HCIDEVUP or HCIDEVDOWN through any HCI socket; up on an adapter already up is not an error.
-    static func setDevice(_ deviceID: UInt16, up: Bool, through descriptor: Int32) throws(HCIError) {
+    private static func setDevice(_ deviceID: UInt16, up: Bool, through descriptor: Int32) throws(HCIError) {
         let result = up ? beacond_hci_device_up(descriptor, Int32(deviceID)) : beacond_hci_device_down(descriptor, Int32(deviceID))
         guard result != 0 else { return }
         let error = errno

@@ -1,0 +1,60 @@
+internal import CBlueZ
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The kernel's HCI monitor channel (what btmon reads): a read-only copy of every adapter's traffic, while
+/// bluetoothd owns the radios. Each read is one packet behind a 6-byte header (opcode, adapter index,
+/// length, little-endian). Opening it needs CAP_NET_RAW.
+final class MonitorSocket {
+    /// Monitor opcodes beacond acts on (BlueZ's btsnoop/monitor definitions).
+    enum Opcode: UInt16 {
+        case newIndex = 0, deleteIndex = 1, event = 3
+    }
+
+    let descriptor: Int32
+
+    init() throws(HCIError) {
+        let fd = socket(AF_BLUETOOTH, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), BTPROTO_HCI)
+        guard fd >= 0 else {
+            let error = errno
+            if error == EAFNOSUPPORT || error == EPROTONOSUPPORT {
+                throw HCIError(.noBluetooth, "this kernel has no Bluetooth support (load the bluetooth module, or use a kernel with it)")
+            }
+            throw HCISocket.failure(error, "open the HCI monitor channel for", name: "the adapters")
+        }
+        var address = sockaddr_hci()
+        address.hci_family = sa_family_t(AF_BLUETOOTH)
+        address.hci_dev = UInt16(HCI_DEV_NONE)
+        address.hci_channel = UInt16(HCI_CHANNEL_MONITOR)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_hci>.size)) }
+        }
+        guard bound == 0 else {
+            let error = errno
+            close(fd)
+            if error == EPERM || error == EACCES {
+                throw HCIError(.permission, "the HCI monitor channel needs CAP_NET_RAW (run as root, or `sudo setcap cap_net_raw,cap_net_admin+ep beacond`, or use the systemd unit)")
+            }
+            throw HCISocket.failure(error, "bind the HCI monitor channel for", name: "the adapters")
+        }
+        descriptor = fd
+    }
+
+    deinit { close(descriptor) }
+
+    /// Reads one packet into `buffer`: its opcode, adapter index and payload length (the payload starts at
+    /// byte 6); nil when nothing was waiting.
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(HCIError) -> (opcode: UInt16, index: UInt16, length: Int)? {
+        let count = Glibc.read(descriptor, buffer.baseAddress, buffer.count)
+        if count < 0 {
+            if errno == EINTR || errno == EAGAIN { return nil }
+            throw HCISocket.failure(errno, "read the monitor channel for", name: "the adapters")
+        }
+        guard count >= 6 else { return nil }
+        let opcode = UInt16(buffer[0]) | UInt16(buffer[1]) << 8
+        let index = UInt16(buffer[2]) | UInt16(buffer[3]) << 8
+        let length = min(Int(UInt16(buffer[4]) | UInt16(buffer[5]) << 8), count - 6)
+        return (opcode, index, length)
+    }
+}
