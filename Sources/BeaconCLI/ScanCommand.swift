@@ -10,17 +10,20 @@ public struct ScanCommand: ParsableCommand {
         commandName: "scan",
         abstract: "Show a live, refreshing table of the iBeacons an adapter hears (UUID, major, minor, RSSI, count, last seen).",
         discussion: """
-            Starts a passive LE scan (raw HCI: needs CAP_NET_RAW, or root; the scan is disabled again on exit) \
-            and shows the beacons of the configured regions: --region, else the configuration file's, else \
+            Scans the way the configured backend does (--backend to choose: hci needs CAP_NET_RAW and scans \
+            itself, disabling the scan again on exit; monitor and dbus ask bluetoothd) and shows the beacons of the configured regions: --region, else the configuration file's, else \
             the FindMyBike region. --all shows every iBeacon. On a terminal the table is redrawn every second \
             until Ctrl-C; otherwise it is printed once, when the scan ends (--duration, Ctrl-C or SIGTERM).
 
-            Exit status: 0 after a clean stop; 69 when there is no Bluetooth or no such adapter; 77 without \
-            the capability; 78 for configuration errors.
+            Exit status: 0 after a clean stop; 69 when there is no Bluetooth, no such adapter or no bluetoothd; \
+            77 without the capability; 78 for configuration errors.
             """)
 
     @Option(help: ArgumentHelp("Adapter name or address (repeatable; default the configuration's, else hci0).", valueName: "hciN|address"))
     public var adapter: [String] = []
+
+    @Option(help: ArgumentHelp("How to reach the radio: hci, monitor or dbus (default the configuration's backend).", valueName: "backend"))
+    public var backend: String?
 
     @Flag(help: "Show every iBeacon, not only the configured regions.")
     public var all = false
@@ -36,6 +39,10 @@ public struct ScanCommand: ParsableCommand {
 
     public init() {}
 
+    public func validate() throws {
+        if let backend, RadioBackend(rawValue: backend) == nil { throw ValidationError("--backend: expected hci, monitor or dbus") }
+    }
+
     public func run() throws {
         var flags = region.map { ConfigFile.Entry(key: "region", value: $0, line: 0) }
         flags += adapter.map { ConfigFile.Entry(key: "adapter", value: $0, line: 0) }
@@ -44,13 +51,13 @@ public struct ScanCommand: ParsableCommand {
             printToStandardError(errors.map { "beacond: \($0)\n" }.joined())
             throw ExitCode(78)
         }
-        let capture: HCICapture
+        let capture: any LiveRadio
         do throws(HCIError) {
-            capture = try HCICapture(
-                adapters: configuration.adapters,
+            // --all: bluetoothd's monitor would pass only the configured regions, so ask it for everything.
+            (capture, _) = try RadioBackend(rawValue: backend ?? configuration.backend.rawValue)!.open(
+                adapters: configuration.adapters, regions: all ? [] : configuration.regions,
                 settings: HCICapture.Settings(
                     intervalMilliseconds: configuration.scanIntervalMilliseconds, windowMilliseconds: configuration.scanWindowMilliseconds))
-            try capture.start()
         } catch {
             printToStandardError("beacond: \(error)\n")
             throw ExitCode(error.code == .permission ? 77 : 69)

@@ -32,7 +32,8 @@ public final class HCICapture {
             case ladder(RecoveryLadder.Event)
             case stepFailed(RecoveryLadder.Step, HCIError)
             case gone(HCIError)
-            case back(HCIScanner.Mode)
+            /// Back, scanning this way (legacy, extended, advertisement monitor, discovery).
+            case back(String)
         }
         public var adapter: String
         public var event: Event
@@ -204,7 +205,7 @@ public final class HCICapture {
             } else if roundTime >= channel.nextReopen {
                 channel.nextReopen = roundTime + settings.reopenMilliseconds * 1_000_000
                 if let mode = reopen(channel) {
-                    onReport(Report(adapter: channel.name, event: .back(mode)))
+                    onReport(Report(adapter: channel.name, event: .back(mode.rawValue)))
                     reopened = true
                 }
             }

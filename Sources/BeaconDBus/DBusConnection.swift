@@ -57,6 +57,12 @@ public final class DBusConnection: @unchecked Sendable {
 
     public var isConnected: Bool { dbus_connection_get_is_connected(raw) != 0 }
 
+    /// The socket, for poll(2) next to other descriptors (then drain with `next(timeoutMilliseconds: 0)`).
+    public var fileDescriptor: Int32? {
+        var fd: Int32 = -1
+        return dbus_connection_get_unix_fd(raw, &fd) != 0 ? fd : nil
+    }
+
     /// Asks the bus for a well-known name (a fake service in tests).
     public func requestName(_ name: String) throws(DBusError) {
         var error = DBus.Error()

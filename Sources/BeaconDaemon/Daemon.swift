@@ -163,18 +163,11 @@ public struct Daemon: Sendable {
                 throw StartError(description: "\(error)", exitCode: 2)
             }
         }
-        switch configuration.backend {
-        case .hci:
-            do {
-                return try LiveCapture(configuration: configuration, logger: logger)
-            } catch {
-                // 77 EX_NOPERM for a missing capability, 69 EX_UNAVAILABLE for no Bluetooth or no adapter.
-                throw StartError(description: "\(error)", exitCode: error.code == .permission ? 77 : 69)
-            }
-        case .monitor, .dbus:
-            throw StartError(
-                description: "the \(configuration.backend.rawValue) backend is not part of this build yet; use backend = hci (or --replay FILE)",
-                exitCode: 69)
+        do {
+            return try LiveCapture(configuration: configuration, logger: logger)
+        } catch {
+            // 77 EX_NOPERM for a missing capability, 69 EX_UNAVAILABLE for no Bluetooth, adapter or bluetoothd.
+            throw StartError(description: "\(error)", exitCode: error.code == .permission ? 77 : 69)
         }
     }
 

@@ -5,37 +5,38 @@ import Foundation
 public import Logging
 import Synchronization
 
-/// The `hci` backend as a capture source: raw HCI sockets on the configured adapters, passive scanning,
-/// every advert decoded from one reused buffer into the ring. Each adapter has a stall watchdog that climbs
-/// the recovery ladder, and an adapter that goes away is reopened when it comes back; both are logged and
-/// counted in the status.
+/// Live capture as a capture source, for each backend: `hci` (raw HCI sockets, beacond scans), `monitor`
+/// (bluetoothd scans; every report read from the HCI monitor channel) and `dbus` (bluetoothd scans; adverts
+/// rebuilt from D-Bus properties). Every advert is decoded from one reused buffer into the ring. Each adapter
+/// has a stall watchdog that climbs the recovery ladder, and an adapter that goes away is taken up again
+/// when it comes back; both are logged and counted in the status.
 public final class LiveCapture: CaptureSource {
     public let monitor: CaptureMonitor
-    private let capture: UncheckedCapture
+    private let radio: UncheckedRadio
     private let station: BeaconIdentity?
-    private let logger: Logger
     private let stopRequested = Atomic<Bool>(false)
     private let running = Atomic<Bool>(false)
 
-    /// Opens the adapters and starts scanning now, so a missing adapter or capability stops the daemon before
-    /// it starts (opening a raw HCI socket needs no privilege; sending a command needs CAP_NET_RAW). Until
-    /// `start`, reports wait in the sockets' buffers. With a station beacon, only it counts as liveness.
+    /// Opens the adapters and starts scanning now, so a missing adapter, bluetoothd or capability stops the
+    /// daemon before it starts (opening a raw HCI socket needs no privilege; sending a command needs
+    /// CAP_NET_RAW). Until `start`, reports wait in the sockets' buffers. With a station beacon, only it
+    /// counts as liveness.
     public init(configuration: DaemonConfiguration, logger: Logger) throws(HCIError) {
         var settings = HCICapture.Settings(
             intervalMilliseconds: configuration.scanIntervalMilliseconds, windowMilliseconds: configuration.scanWindowMilliseconds,
             recovery: .seconds(stallAfter: Double(configuration.stallTimeout)))
         settings.livenessFromAnyAdvert = configuration.stationBeacon == nil
-        let monitor = CaptureMonitor(backend: "hci", sources: configuration.adapters)
-        let capture = try HCICapture(adapters: configuration.adapters, settings: settings) { report in
-            LiveCapture.record(report, in: monitor, logger: logger)
-        }
-        let modes = try capture.start()
+        let backend = configuration.backend.rawValue
+        let monitor = CaptureMonitor(backend: backend, sources: configuration.adapters)
+        let onReport = { (report: HCICapture.Report) in LiveCapture.record(report, in: monitor, logger: logger) }
+        let (radio, methods) = try RadioBackend(rawValue: backend)!.open(
+            adapters: configuration.adapters, regions: configuration.regions, settings: settings, onReport: onReport)
         monitor.update { snapshot in
-            for (adapter, mode) in zip(configuration.adapters, modes) { snapshot.adapterStates[adapter] = "scanning (\(mode.rawValue))" }
+            for (adapter, method) in zip(configuration.adapters, methods) { snapshot.adapterStates[adapter] = "scanning (\(method))" }
         }
-        self.capture = UncheckedCapture(capture)
+        logger.info("scanning", metadata: ["capture.backend": "\(backend)", "capture.method": "\(methods.joined(separator: ","))"])
+        self.radio = UncheckedRadio(radio)
         self.monitor = monitor
-        self.logger = logger
         station = configuration.stationBeacon
     }
 
@@ -45,7 +46,7 @@ public final class LiveCapture: CaptureSource {
             listen(into: ring)
             running.store(false, ordering: .releasing)
         }
-        thread.name = "beacond-hci"
+        thread.name = "beacond-capture"
         thread.start()
     }
 
@@ -58,7 +59,7 @@ public final class LiveCapture: CaptureSource {
     public func now() -> CaptureTime { CaptureTime(nanosecondsSinceEpoch: SystemTime.wallMilliseconds() * 1_000_000) }
 
     private func listen(into ring: AdvertRing) {
-        let capture = self.capture.capture
+        let capture = self.radio.radio
         let station = self.station
         var producer = ring.makeProducer()
         var decoder = AdvertDecoder()
@@ -131,14 +132,14 @@ public final class LiveCapture: CaptureSource {
             logger.error("adapter went away; waiting for it to come back", metadata: adapter.merging(["error": "\(error)"]) { $1 })
             monitor.update { $0.adapterStates[report.adapter] = "away (\(error))" }
         case .back(let mode):
-            logger.notice("adapter is back; scanning (\(mode.rawValue))", metadata: adapter)
-            monitor.update { $0.adapterStates[report.adapter] = "scanning (\(mode.rawValue))" }
+            logger.notice("adapter is back; scanning (\(mode))", metadata: adapter)
+            monitor.update { $0.adapterStates[report.adapter] = "scanning (\(mode))" }
         }
     }
 }
 
-/// The capture is only touched by its one thread once started.
-private struct UncheckedCapture: @unchecked Sendable {
-    let capture: HCICapture
-    init(_ capture: HCICapture) { self.capture = capture }
+/// The radio is only touched by its one thread once started.
+private struct UncheckedRadio: @unchecked Sendable {
+    let radio: any LiveRadio
+    init(_ radio: any LiveRadio) { self.radio = radio }
 }

@@ -1,19 +1,8 @@
 #!/bin/sh
-# Runs inside the bt-vm guest as /extra/run.sh (see bt-vm-test): a real kernel, btvirt's two LE controllers,
-# hci0 advertising the iBeacon E2C56DB5-DFFB-48D2-B060-D0F5A71096E0 major 1 minor 2, hci1 up and idle.
-# Every check prints "live: ok …" or "live: FAIL …"; the exit status is the number of failures.
-B=/extra/beacond
-UUID=E2C56DB5-DFFB-48D2-B060-D0F5A71096E0
-failures=0
-ok() { echo "live: ok $*"; }
-fail() { echo "live: FAIL $*"; failures=$((failures + 1)); }
-# btvirt sends one advertising report per advertise-enable edge (and per scan-enable edge): make one.
-advertise_edge() { hcitool -i hci0 cmd 0x08 0x000a 00 >/dev/null; hcitool -i hci0 cmd 0x08 0x000a 01 >/dev/null; }
-# wait_for COMMAND TENTHS: poll until COMMAND succeeds or the time is up.
-wait_for() { i=0; while ! eval "$1" && [ $i -lt "$2" ]; do usleep 100000; i=$((i + 1)); done; eval "$1"; }
+# The hci backend, record, scan, the stall watchdog and adapter comebacks, with no bluetoothd running.
+. /extra/guest-lib.sh
 
 # --- beacond record, then beacond replay of what it wrote
-start=$(cut -d' ' -f1 /proc/uptime)
 $B record /tmp/rec.pcap --adapter hci1 --duration 4 2>/tmp/record.err &
 RECORD=$!
 usleep 1500000; advertise_edge; usleep 300000; advertise_edge
@@ -38,7 +27,7 @@ check_scan_disabled() {
 check_scan_disabled record
 
 # --- beacond scan: the table of what hci1 hears, for the configured region, another one, and --all
-scan() { $B scan --adapter hci1 --duration 2.5 --config /dev/null "$@" > /tmp/scan.out 2>/tmp/scan.err & S=$!; usleep 1200000; advertise_edge; wait $S; }
+scan() { $B scan --backend hci --adapter hci1 --duration 2.5 --config /dev/null "$@" > /tmp/scan.out 2>/tmp/scan.err & S=$!; usleep 1200000; advertise_edge; wait $S; }
 scan --region $UUID:1; rc=$?
 sed 's/^/scan: /' /tmp/scan.out
 if [ $rc = 0 ] && grep -q "^$UUID  *1  *2  *-59 " /tmp/scan.out; then ok "scan shows the beacon"; else fail "scan (exit $rc) lacks the beacon: $(cat /tmp/scan.err)"; fi
@@ -128,5 +117,4 @@ unprivileged $B run --backend hci --adapter hci1 --station-id vm \
   --state-dir /tmp/state2 --control-socket /tmp/state2/control.sock > /tmp/perm.txt 2>&1; rc=$?
 if [ $rc = 77 ] && grep -q CAP_NET_RAW /tmp/perm.txt; then ok "run without privileges: exit 77"; else fail "run without privileges: exit $rc: $(cat /tmp/perm.txt)"; fi
 
-echo "live: $failures failures after $(awk -v a="$start" -v b="$(cut -d' ' -f1 /proc/uptime)" 'BEGIN{print b-a}') s"
-exit $failures
+finish

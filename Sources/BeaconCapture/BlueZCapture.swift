@@ -1,0 +1,292 @@
+public import BeaconWire
+import BeaconDBus
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Capture while bluetoothd owns the radio. bluetoothd is asked over D-Bus to scan (`BlueZScan`); the
+/// adverts come either from the kernel's HCI monitor channel (`monitor`: every report, byte for byte,
+/// needs CAP_NET_RAW) or from D-Bus itself (`dbus`: no raw socket at all, but only what BlueZ exposes: a
+/// device's manufacturer data and RSSI when a device appears, when those change, or when the monitor
+/// matches; see README for what that loses). Each adapter has a stall watchdog, and an adapter that leaves
+/// bluetoothd (unplugged) is taken up again when it comes back.
+public final class BlueZCapture {
+    public enum Mode: String, Sendable {
+        case monitor, dbus
+    }
+
+    /// One configured adapter and its scan; `scanning` false while it is away or not yet restarted.
+    final class Channel {
+        let name: String
+        let scan: BlueZScan
+        var scanning = false
+        var ladder: RecoveryLadder?
+        var recovery: AdapterRecovery!
+        var lastHeard: Int64
+        var nextRetry: Int64 = 0
+
+        init(name: String, scan: BlueZScan, policy: RecoveryLadder.Policy?, now: Int64) {
+            self.name = name
+            self.scan = scan
+            ladder = policy.map(RecoveryLadder.init(policy:))
+            lastHeard = now
+        }
+    }
+
+    /// A device's D-Bus properties as far as the `dbus` mode needs them.
+    struct Device {
+        var random = false
+        var manufacturerData: [(company: UInt16, data: [UInt8])] = []
+        var rssi: Int8?
+    }
+
+    public let mode: Mode
+    private let settings: HCICapture.Settings
+    private let onReport: (HCICapture.Report) -> Void
+    private let bus: DBusConnection
+    private let monitor: MonitorSocket?
+    private let channels: [Channel]
+    private var devices: [String: Device] = [:]
+    private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 2_048, alignment: 8)
+    private var roundTime: Int64
+    /// Synthesised reports waiting to be handed on (D-Bus messages arrive inside calls, not only in `poll`).
+    private var pending: [(adapter: UInt16, report: [UInt8])] = []
+
+    /// Connects to bluetoothd (and, for `monitor`, opens the monitor channel) and checks every adapter is
+    /// known to it; scanning starts with `start`.
+    public init(
+        mode: Mode, adapters: [String], regions: [BeaconRegion], settings: HCICapture.Settings,
+        onReport: @escaping (HCICapture.Report) -> Void = { _ in }
+    ) throws(HCIError) {
+        self.mode = mode
+        self.settings = settings
+        self.onReport = onReport
+        monitor = mode == .monitor ? try MonitorSocket() : nil
+        do {
+            bus = try DBusConnection.system()
+        } catch {
+            throw HCIError(.noAdapter, "cannot reach bluetoothd on the system bus (is bluetooth.service running?): \(error)")
+        }
+        roundTime = HCICapture.monotonic()
+        var channels: [Channel] = []
+        for adapter in adapters {
+            let index = try HCISocket.deviceID(named: adapter)
+            channels.append(Channel(name: adapter, scan: BlueZScan(index: index, regions: regions), policy: settings.recovery, now: roundTime))
+        }
+        self.channels = channels
+        do {
+            // Adapters leaving and joining bluetoothd, and (dbus mode) what devices say.
+            try bus.addMatch("type='signal',sender='org.bluez',interface='org.freedesktop.DBus.ObjectManager'")
+            if mode == .dbus {
+                try bus.addMatch("type='signal',sender='org.bluez',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',arg0='org.bluez.Device1'")
+            }
+        } catch {
+            throw HCIError(.io, "cannot subscribe to bluetoothd's signals: \(error)")
+        }
+        for channel in channels {
+            let scan = channel.scan
+            scan.onDeviceFound = { [unowned self] path in deviceFound(path) }
+            channel.recovery = AdapterRecovery(
+                deviceID: scan.index,
+                rescan: { [unowned self] () throws(HCIError) in try restart(channel) },
+                powerCycle: { [unowned self] () throws(HCIError) in
+                    do throws(DBusError) {
+                        try scan.setPowered(false, on: bus, serving: dispatch)
+                        try scan.setPowered(true, on: bus, serving: dispatch)
+                    } catch {
+                        throw HCIError(error.name.hasSuffix("AccessDenied") ? .permission : .io, "power-cycling hci\(scan.index) through bluetoothd: \(error)")
+                    }
+                })
+        }
+    }
+
+    deinit {
+        stop()
+        buffer.deallocate()
+    }
+
+    /// Starts bluetoothd scanning on every adapter; returns how, per adapter.
+    @discardableResult
+    public func start() throws(HCIError) -> [String] {
+        var methods: [String] = []
+        for channel in channels {
+            do throws(DBusError) {
+                methods.append(try channel.scan.start(on: bus, serving: dispatch).rawValue)
+                channel.scanning = true
+            } catch {
+                if error.name.hasSuffix("ServiceUnknown") || error.name.hasSuffix("NameHasNoOwner") {
+                    throw HCIError(.noAdapter, "bluetoothd is not running (nobody owns org.bluez on the system bus): `sudo systemctl start bluetooth`, or use backend = hci")
+                }
+                throw HCIError(error.name.hasSuffix("AccessDenied") ? .permission : .noAdapter, "\(channel.name): \(error)")
+            }
+        }
+        roundTime = HCICapture.monotonic()
+        for channel in channels { channel.lastHeard = roundTime }
+        return methods
+    }
+
+    public func stop() {
+        for channel in channels where channel.scanning {
+            channel.scanning = false
+            channel.scan.stop(on: bus, serving: dispatch)
+        }
+    }
+
+    /// Liveness evidence for `adapter` when the settings say adverts alone are not enough.
+    public func heard(adapter: UInt16?) {
+        for channel in channels where channel.scan.index == adapter { channel.lastHeard = roundTime }
+    }
+
+    /// Waits up to `timeoutMilliseconds`, hands every advertising event to `body` (borrowed), answers
+    /// bluetoothd, runs the watchdogs. Returns how many events were handed on.
+    @discardableResult
+    public func poll(timeoutMilliseconds: Int32, _ body: (CaptureRecord) throws -> Void) throws -> Int {
+        var pollers: [pollfd] = []
+        if let monitor { pollers.append(pollfd(fd: monitor.descriptor, events: Int16(POLLIN), revents: 0)) }
+        if let fd = bus.fileDescriptor { pollers.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
+        let ready = pollers.withUnsafeMutableBufferPointer { Glibc.poll($0.baseAddress, nfds_t($0.count), timeoutMilliseconds) }
+        if ready < 0 && errno != EINTR { throw HCISocket.failure(errno, "wait for", name: "the adapters") }
+        roundTime = HCICapture.monotonic()
+        var count = 0
+        if let monitor, ready > 0, pollers[0].revents != 0 { count += try readMonitor(monitor, body) }
+        while let message = bus.next(timeoutMilliseconds: 0) { dispatch(message) }
+        guard bus.isConnected else { throw HCIError(.io, "the connection to bluetoothd's bus was lost") }
+        for (adapter, report) in pending {
+            count += 1
+            try report.withUnsafeBytes { bytes in
+                try body(CaptureRecord(time: HCICapture.wallClock(), link: .h4(incoming: true), adapter: adapter, payload: bytes))
+            }
+            if settings.livenessFromAnyAdvert { heard(adapter: adapter) }
+        }
+        pending.removeAll(keepingCapacity: true)
+        maintain()
+        return count
+    }
+
+    /// Reads what the monitor channel has (up to a batch), passing on the events of configured adapters.
+    private func readMonitor(_ monitor: MonitorSocket, _ body: (CaptureRecord) throws -> Void) throws -> Int {
+        var count = 0
+        for _ in 0..<64 {
+            guard let (opcode, index, length) = try monitor.read(into: buffer) else { break }
+            guard opcode == MonitorSocket.Opcode.event.rawValue, let channel = channels.first(where: { $0.scan.index == index }) else {
+                var poller = pollfd(fd: monitor.descriptor, events: Int16(POLLIN), revents: 0)
+                if Glibc.poll(&poller, 1, 0) <= 0 { break }
+                continue
+            }
+            let payload = UnsafeRawBufferPointer(rebasing: buffer[6..<(6 + length)])
+            // LE Meta (0x3E) carrying advertising reports (legacy, extended, directed): liveness.
+            if settings.livenessFromAnyAdvert && payload.count > 2 && payload[0] == 0x3E && [0x02, 0x0D, 0x0B].contains(payload[2]) {
+                channel.lastHeard = roundTime
+            }
+            count += 1
+            try body(CaptureRecord(time: HCICapture.wallClock(), link: .monitorFields(adapter: index, opcode: opcode), adapter: index, payload: payload))
+            var poller = pollfd(fd: monitor.descriptor, events: Int16(POLLIN), revents: 0)
+            if Glibc.poll(&poller, 1, 0) <= 0 { break }
+        }
+        return count
+    }
+
+    /// Everything that arrives on the bus: calls to the monitor objects, adapters coming and going, and (dbus
+    /// mode) device properties.
+    private func dispatch(_ message: DBusMessage) {
+        for channel in channels where channel.scan.serve(message, on: bus) { return }
+        if message.kind == .methodCall {
+            bus.send(message.error("org.freedesktop.DBus.Error.UnknownMethod", "nothing here answers \(message.member ?? "")"))
+            return
+        }
+        guard message.kind == .signal, let path = message.path else { return }
+        let arguments = message.arguments
+        switch (message.interface, message.member) {
+        case ("org.freedesktop.DBus.ObjectManager", "InterfacesAdded"):
+            guard let object = arguments.first?.string, let interfaces = arguments.dropFirst().first else { return }
+            if let channel = channels.first(where: { $0.scan.path == object }), interfaces[BlueZScan.adapterInterface] != nil, !channel.scanning {
+                channel.nextRetry = 0  // back: take it up at the next maintenance
+            }
+            if mode == .dbus, let device = interfaces["org.bluez.Device1"] { update(object, with: device, announce: true) }
+        case ("org.freedesktop.DBus.ObjectManager", "InterfacesRemoved"):
+            guard let object = arguments.first?.string else { return }
+            let names = arguments.dropFirst().first.map { value -> [String] in
+                if case .array(_, let items) = value { return items.compactMap(\.string) }
+                return []
+            } ?? []
+            if let channel = channels.first(where: { $0.scan.path == object }), names.contains(BlueZScan.adapterInterface), channel.scanning {
+                channel.scanning = false
+                channel.nextRetry = roundTime + settings.reopenMilliseconds * 1_000_000
+                onReport(HCICapture.Report(adapter: channel.name, event: .gone(HCIError(.noAdapter, "bluetoothd lost hci\(channel.scan.index)"))))
+            }
+            if names.contains("org.bluez.Device1") { devices[object] = nil }
+        case ("org.freedesktop.DBus.Properties", "PropertiesChanged"):
+            guard mode == .dbus, arguments.first?.string == "org.bluez.Device1", let changed = arguments.dropFirst().first else { return }
+            update(path, with: changed, announce: changed["ManufacturerData"] != nil || changed["RSSI"] != nil)
+        default:
+            break
+        }
+    }
+
+    /// The monitor matched a device: read its properties once (dbus mode) so the match becomes an advert.
+    private func deviceFound(_ path: String) {
+        guard mode == .dbus else { return }
+        let call = DBusMessage.methodCall(
+            destination: BlueZScan.service, path: path, interface: BlueZScan.properties, member: "GetAll", [.string("org.bluez.Device1")])
+        guard let reply = try? bus.call(call, timeoutMilliseconds: 2_000, serving: dispatch), let properties = reply.arguments.first else { return }
+        update(path, with: properties, announce: true)
+    }
+
+    /// Folds Device1 properties into what is known of the device; when announced and complete enough,
+    /// queues a synthesised advertising report.
+    private func update(_ path: String, with properties: DBusValue, announce: Bool) {
+        guard let (adapter, address) = BlueZAdvert.device(path: path), channels.contains(where: { $0.scan.index == adapter }) else { return }
+        var device = devices[path] ?? Device()
+        if let type = properties["AddressType"]?.string { device.random = type == "random" }
+        if let rssi = properties["RSSI"]?.int { device.rssi = Int8(clamping: rssi) }
+        if let data = properties["ManufacturerData"]?.entries {
+            device.manufacturerData = data.compactMap { entry in
+                guard let company = entry.key.int, let bytes = entry.value.byteArray else { return nil }
+                return (UInt16(truncatingIfNeeded: company), bytes)
+            }
+        }
+        devices[path] = device
+        guard announce, !device.manufacturerData.isEmpty,
+            let report = BlueZAdvert.report(address: address, random: device.random, manufacturerData: device.manufacturerData, rssi: device.rssi)
+        else { return }
+        pending.append((adapter, report))
+    }
+
+    /// The watchdogs, and taking up adapters that came back.
+    private func maintain() {
+        for channel in channels {
+            if channel.scanning {
+                guard var ladder = channel.ladder else { continue }
+                let events = ladder.evaluate(now: roundTime, lastHeard: channel.lastHeard)
+                channel.ladder = ladder
+                for event in events {
+                    onReport(HCICapture.Report(adapter: channel.name, event: .ladder(event)))
+                    guard case .take(let step) = event else { continue }
+                    do {
+                        try channel.recovery.perform(step)
+                    } catch {
+                        onReport(HCICapture.Report(adapter: channel.name, event: .stepFailed(step, error)))
+                    }
+                }
+            } else if roundTime >= channel.nextRetry {
+                channel.nextRetry = roundTime + settings.reopenMilliseconds * 1_000_000
+                if (try? channel.scan.start(on: bus, serving: dispatch)) != nil {
+                    channel.scanning = true
+                    channel.lastHeard = roundTime
+                    channel.ladder = settings.recovery.map(RecoveryLadder.init(policy:))
+                    onReport(HCICapture.Report(adapter: channel.name, event: .back(channel.scan.method?.rawValue ?? "")))
+                }
+            }
+        }
+    }
+
+    /// The ladder's rescan: ask bluetoothd again from scratch.
+    private func restart(_ channel: Channel) throws(HCIError) {
+        channel.scan.stop(on: bus, serving: dispatch)
+        do throws(DBusError) {
+            try channel.scan.start(on: bus, serving: dispatch)
+        } catch {
+            throw HCIError(.io, "restarting the scan on \(channel.name): \(error)")
+        }
+    }
+}
