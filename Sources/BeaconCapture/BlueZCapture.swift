@@ -144,7 +144,9 @@ public final class BlueZCapture {
         var pollers: [pollfd] = []
         if let monitor { pollers.append(pollfd(fd: monitor.descriptor, events: Int16(POLLIN), revents: 0)) }
         if let fd = bus.fileDescriptor { pollers.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
-        let ready = pollers.withUnsafeMutableBufferPointer { Glibc.poll($0.baseAddress, nfds_t($0.count), timeoutMilliseconds) }
+        let deadline = channels.filter(\.scanning).compactMap { $0.ladder?.nextDecision(lastHeard: $0.lastHeard) }.min()
+        let wait = HCICapture.wait(timeoutMilliseconds, until: deadline)
+        let ready = pollers.withUnsafeMutableBufferPointer { Glibc.poll($0.baseAddress, nfds_t($0.count), wait) }
         if ready < 0 && errno != EINTR { throw HCISocket.failure(errno, "wait for", name: "the adapters") }
         roundTime = HCICapture.monotonic()
         var count = 0

@@ -90,6 +90,13 @@ public final class HCICapture {
         rebuildPollers()
     }
 
+    /// Wraps sockets already open that speak H4 (a fake controller in tests and benchmarks).
+    public convenience init(sockets: [HCISocket], settings: Settings, onReport: @escaping (Report) -> Void = { _ in }) {
+        self.init(
+            sockets: sockets, settings: settings, openManagement: { () throws(HCIError) in try MgmtSocket() }, rfkillPath: "/dev/rfkill",
+            onReport: onReport)
+    }
+
     /// Wraps sockets already open (a fake controller in tests), with a management channel of the test's.
     init(sockets: [HCISocket], settings: Settings, openManagement: @escaping () throws(HCIError) -> MgmtSocket, rfkillPath: String,
          onReport: @escaping (Report) -> Void) {
@@ -158,7 +165,8 @@ public final class HCICapture {
     /// then runs the watchdogs and reopens adapters that went away. Returns how many events were read.
     @discardableResult
     public func poll(timeoutMilliseconds: Int32, _ body: (CaptureRecord) throws -> Void) throws -> Int {
-        let ready = pollers.withUnsafeMutableBufferPointer { Glibc.poll($0.baseAddress, nfds_t($0.count), timeoutMilliseconds) }
+        let wait = Self.wait(timeoutMilliseconds, until: channels.compactMap { $0.ladder?.nextDecision(lastHeard: $0.lastHeard) }.min())
+        let ready = pollers.withUnsafeMutableBufferPointer { Glibc.poll($0.baseAddress, nfds_t($0.count), wait) }
         if ready < 0 && errno != EINTR { throw HCISocket.failure(errno, "wait for", name: "the adapters") }
         roundTime = Self.monotonic()
         var count = 0
@@ -249,6 +257,14 @@ public final class HCICapture {
     private func rebuildPollers() {
         polled = channels.filter { $0.open != nil }
         pollers = polled.map { pollfd(fd: $0.open!.socket.descriptor, events: Int16(POLLIN), revents: 0) }
+    }
+
+    /// The poll timeout, cut short so a watchdog decision due sooner is taken on time (to the millisecond,
+    /// rounded up so the decision is due when poll returns).
+    static func wait(_ timeoutMilliseconds: Int32, until deadline: Int64?) -> Int32 {
+        guard let deadline else { return timeoutMilliseconds }
+        let left = (deadline - monotonic() + 999_999) / 1_000_000
+        return Int32(max(0, min(Int64(timeoutMilliseconds), left)))
     }
 
     /// An LE Meta event carrying advertising reports (legacy, extended or directed).

@@ -111,6 +111,16 @@ public struct RecoveryLadder: Sendable {
         }
     }
 
+    /// When `evaluate` may next have something to do, given the last liveness time: the capture waits no
+    /// longer than this, so the watchdog reacts on time rather than at the next poll timeout.
+    public func nextDecision(lastHeard: Int64) -> Int64 {
+        switch state {
+        case .watching: lastHeard + policy.stallAfter
+        case .climbing(_, let since): since + policy.stepGrace
+        case .resting(let until): until
+        }
+    }
+
     private mutating func climb(to step: Step, at now: Int64) -> Event {
         state = .climbing(step: step, since: now)
         taken[step.rawValue] += 1

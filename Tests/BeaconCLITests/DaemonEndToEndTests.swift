@@ -118,9 +118,15 @@ import Testing
         let noFile = try BeacondRun(base + ["--replay", directory.file("missing.pcap")])
         #expect(noFile.status == 2)
         #expect(noFile.stderr.contains("missing.pcap"))
-        let noRadio = try BeacondRun(base)
-        #expect(noRadio.status == 69)
-        #expect(noRadio.stderr.contains("--replay"))
+        // This machine's kernel has no Bluetooth and it runs no bluetoothd: each backend says which it lacks.
+        for backend in ["hci", "monitor"] {
+            let noRadio = try BeacondRun(base + ["--backend", backend])
+            #expect(noRadio.status == 69)
+            #expect(noRadio.stderr.contains("this kernel has no Bluetooth support"))
+        }
+        let noBus = try BeacondRun(base + ["--backend", "dbus"])
+        #expect(noBus.status == 69)
+        #expect(noBus.stderr.contains("cannot reach bluetoothd on the system bus"))
         let noKey = try BeacondRun(base + ["--replay", Self.capture, "--registry", "http://127.0.0.1:9", "--api-key-file", directory.file("no-key"), "--station-id", "e2e"])
         #expect(noKey.status == 78)
         #expect(noKey.stderr.contains("no-key"))

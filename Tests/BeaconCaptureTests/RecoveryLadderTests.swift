@@ -78,3 +78,16 @@ import Testing
         #expect(long.stepGrace == 15 * Self.second && long.backoffBase == 120 * Self.second && long.backoffCap == 3_600 * Self.second)
     }
 }
+
+extension RecoveryLadderTests {
+    @Test func theNextDecisionIsWhenEvaluateWouldAct() {
+        var ladder = RecoveryLadder(policy: Self.policy)
+        #expect(ladder.nextDecision(lastHeard: 5 * Self.second) == 65 * Self.second)
+        #expect(ladder.evaluate(now: 65 * Self.second - 1, lastHeard: 5 * Self.second).isEmpty)
+        #expect(!ladder.evaluate(now: 65 * Self.second, lastHeard: 5 * Self.second).isEmpty)
+        #expect(ladder.nextDecision(lastHeard: 5 * Self.second) == 75 * Self.second)
+        _ = Self.run(&ladder, from: 66, to: 105, lastHeard: 5)
+        #expect(ladder.state == .resting(until: 405 * Self.second))
+        #expect(ladder.nextDecision(lastHeard: 5 * Self.second) == 405 * Self.second)
+    }
+}
