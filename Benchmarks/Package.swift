@@ -39,5 +39,15 @@ let package = Package(
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
+        // The live capture path (socketpair → HCICapture → decoder → ring) against bare reads, and the stall
+        // watchdog's reaction time.
+        .executableTarget(
+            name: "LiveBenchmark",
+            dependencies: [
+                .product(name: "BeaconWire", package: root),
+                .product(name: "BeaconCapture", package: root),
+                .product(name: "BeaconEngine", package: root),
+            ]
+        ),
     ]
 )

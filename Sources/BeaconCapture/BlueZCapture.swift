@@ -166,15 +166,12 @@ public final class BlueZCapture {
     }
 
     /// Reads what the monitor channel has (up to a batch), passing on the events of configured adapters.
+    /// Short packets (under the 6-byte header) are skipped, not the end of the batch.
     private func readMonitor(_ monitor: MonitorSocket, _ body: (CaptureRecord) throws -> Void) throws -> Int {
         var count = 0
-        for _ in 0..<64 {
+        for _ in 0..<HCICapture.batch * 4 {
             guard let (opcode, index, length) = try monitor.read(into: buffer) else { break }
-            guard opcode == MonitorSocket.Opcode.event.rawValue, let channel = channels.first(where: { $0.scan.index == index }) else {
-                var poller = pollfd(fd: monitor.descriptor, events: Int16(POLLIN), revents: 0)
-                if Glibc.poll(&poller, 1, 0) <= 0 { break }
-                continue
-            }
+            guard opcode == MonitorSocket.Opcode.event.rawValue, let channel = channels.first(where: { $0.scan.index == index }) else { continue }
             let payload = UnsafeRawBufferPointer(rebasing: buffer[6..<(6 + length)])
             // LE Meta (0x3E) carrying advertising reports (legacy, extended, directed): liveness.
             if settings.livenessFromAnyAdvert && payload.count > 2 && payload[0] == 0x3E && [0x02, 0x0D, 0x0B].contains(payload[2]) {
@@ -182,8 +179,6 @@ public final class BlueZCapture {
             }
             count += 1
             try body(CaptureRecord(time: HCICapture.wallClock(), link: .monitorFields(adapter: index, opcode: opcode), adapter: index, payload: payload))
-            var poller = pollfd(fd: monitor.descriptor, events: Int16(POLLIN), revents: 0)
-            if Glibc.poll(&poller, 1, 0) <= 0 { break }
         }
         return count
     }

@@ -62,6 +62,8 @@ public final class HCICapture {
         }
     }
 
+    /// Most packets read from one adapter per poll, so one busy adapter cannot starve another.
+    static let batch = 64
     private let settings: Settings
     private let channels: [Channel]
     private let onReport: (Report) -> Void
@@ -174,19 +176,23 @@ public final class HCICapture {
         for index in pollers.indices where ready > 0 && pollers[index].revents != 0 {
             let channel = polled[index]
             guard let socket = channel.open?.socket else { continue }
-            let length: Int
-            do {
-                length = try socket.read(into: buffer, timeoutMilliseconds: 0)
-            } catch {
-                drop(channel, error)
-                lost = true
-                continue
+            // Everything waiting, up to a batch, one recv each: a busy radio costs one poll per batch, not
+            // one per advert.
+            for _ in 0..<Self.batch {
+                let length: Int
+                do {
+                    length = try socket.readWaiting(into: buffer)
+                } catch {
+                    drop(channel, error)
+                    lost = true
+                    break
+                }
+                guard length > 0 else { break }
+                count += 1
+                let packet = UnsafeRawBufferPointer(rebasing: buffer[..<length])
+                if settings.livenessFromAnyAdvert && Self.isAdvertisingReport(packet) { channel.lastHeard = roundTime }
+                try body(CaptureRecord(time: Self.wallClock(), link: .h4(incoming: true), adapter: socket.deviceID, payload: packet))
             }
-            guard length > 0 else { continue }
-            count += 1
-            let packet = UnsafeRawBufferPointer(rebasing: buffer[..<length])
-            if settings.livenessFromAnyAdvert && Self.isAdvertisingReport(packet) { channel.lastHeard = roundTime }
-            try body(CaptureRecord(time: Self.wallClock(), link: .h4(incoming: true), adapter: socket.deviceID, payload: packet))
         }
         maintain()
         if lost { rebuildPollers() }

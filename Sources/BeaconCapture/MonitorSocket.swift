@@ -43,15 +43,16 @@ final class MonitorSocket {
 
     deinit { close(descriptor) }
 
-    /// Reads one packet into `buffer`: its opcode, adapter index and payload length (the payload starts at
-    /// byte 6); nil when nothing was waiting.
+    /// Reads one waiting packet into `buffer`, without blocking: its opcode, adapter index and payload length
+    /// (the payload starts at byte 6); nil when nothing was waiting.
     func read(into buffer: UnsafeMutableRawBufferPointer) throws(HCIError) -> (opcode: UInt16, index: UInt16, length: Int)? {
-        let count = Glibc.read(descriptor, buffer.baseAddress, buffer.count)
+        let count = recv(descriptor, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT))
         if count < 0 {
-            if errno == EINTR || errno == EAGAIN { return nil }
+            if errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK { return nil }
             throw HCISocket.failure(errno, "read the monitor channel for", name: "the adapters")
         }
-        guard count >= 6 else { return nil }
+        // A packet too short for its header is passed on as an opcode nobody acts on, so a batch goes on.
+        guard count >= 6 else { return (0xFFFF, 0xFFFF, 0) }
         let opcode = UInt16(buffer[0]) | UInt16(buffer[1]) << 8
         let index = UInt16(buffer[2]) | UInt16(buffer[3]) << 8
         let length = min(Int(UInt16(buffer[4]) | UInt16(buffer[5]) << 8), count - 6)
