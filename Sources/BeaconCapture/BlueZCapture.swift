@@ -77,6 +77,8 @@ public final class BlueZCapture {
         do {
             // Adapters leaving and joining bluetoothd, and (dbus mode) what devices say.
             try bus.addMatch("type='signal',sender='org.bluez',interface='org.freedesktop.DBus.ObjectManager'")
+            // bluetoothd itself restarting (an upgrade): its monitors and discovery sessions are gone with it.
+            try bus.addMatch("type='signal',sender='org.freedesktop.DBus',member='NameOwnerChanged',arg0='org.bluez'")
             if mode == .dbus {
                 try bus.addMatch("type='signal',sender='org.bluez',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',arg0='org.bluez.Device1'")
             }
@@ -212,6 +214,19 @@ public final class BlueZCapture {
                 onReport(HCICapture.Report(adapter: channel.name, event: .gone(HCIError(.noAdapter, "bluetoothd lost hci\(channel.scan.index)"))))
             }
             if names.contains("org.bluez.Device1") { devices[object] = nil }
+        case ("org.freedesktop.DBus", "NameOwnerChanged"):
+            guard arguments.first?.string == BlueZScan.service else { return }
+            let owner = arguments.count > 2 ? arguments[2].string ?? "" : ""
+            for channel in channels {
+                if channel.scanning {
+                    channel.scanning = false
+                    channel.scan.forget()
+                    onReport(HCICapture.Report(adapter: channel.name, event: .gone(HCIError(.noAdapter, owner.isEmpty ? "bluetoothd stopped" : "bluetoothd restarted"))))
+                }
+                // Take the adapters up again as soon as the new bluetoothd is there (it may still be starting).
+                channel.nextRetry = owner.isEmpty ? roundTime + settings.reopenMilliseconds * 1_000_000 : 0
+            }
+            devices.removeAll()
         case ("org.freedesktop.DBus.Properties", "PropertiesChanged"):
             guard mode == .dbus, arguments.first?.string == "org.bluez.Device1", let changed = arguments.dropFirst().first else { return }
             update(path, with: changed, announce: changed["ManufacturerData"] != nil || changed["RSSI"] != nil)

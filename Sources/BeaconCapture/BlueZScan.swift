@@ -83,6 +83,9 @@ final class BlueZScan {
         }
     }
 
+    /// bluetoothd went away, and the registration or session with it: nothing to undo any more.
+    func forget() { method = nil }
+
     func setPowered(_ on: Bool, on bus: DBusConnection, serving: @escaping (DBusMessage) -> Void) throws(DBusError) {
         try bus.call(
             .methodCall(

@@ -105,6 +105,32 @@ import Testing
         #expect(management.commands.count == 1)
     }
 
+    /// With a station beacon, other adverts do not count as liveness: only what the owner passes to `heard`.
+    @Test func withAStationBeaconOnlyItKeepsTheWatchdogQuiet() throws {
+        let controller = FakeController(extended: false)
+        let events = Events()
+        var settings = HCICapture.Settings(intervalMilliseconds: 100, windowMilliseconds: 100, recovery: Self.policy)
+        settings.livenessFromAnyAdvert = false
+        let capture = HCICapture(
+            sockets: [controller.socket], settings: settings, openManagement: { FakeManagement().open() }, rfkillPath: "/nonexistent"
+        ) { events.reports.append($0) }
+        try capture.start()
+        // Other adverts every 50 ms: still a stall, since the station is silent.
+        let deadline = Date().addingTimeInterval(5)
+        while Date() < deadline && !events.names.contains("stalled") {
+            controller.send(PcapWriterTests.iBeaconReport(minor: 9))
+            try capture.poll(timeoutMilliseconds: 50) { _ in }
+        }
+        #expect(events.names.prefix(2) == ["stalled", "take 0"])
+        // The station heard (the owner calls `heard`): the ladder ends at the rescan.
+        let more = Date().addingTimeInterval(5)
+        while Date() < more && !events.names.contains("recovered 0") {
+            try capture.poll(timeoutMilliseconds: 20) { record in capture.heard(adapter: record.adapter) }
+            controller.send(PcapWriterTests.iBeaconReport(minor: 1))
+        }
+        #expect(events.names.contains("recovered 0"))
+    }
+
     @Test func anAdapterThatGoesAwayIsReportedAndNotPolledAgain() throws {
         let controller = FakeController(extended: false)
         let events = Events()

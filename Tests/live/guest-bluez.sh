@@ -48,6 +48,24 @@ start_bluetoothd -E
 advertise
 run_backend monitor "advertisement monitor"
 run_backend dbus "advertisement monitor"
+
+# bluetoothd dying and starting again under a running daemon: the monitor is registered again and adverts flow.
+mkdir -p /tmp/restart && cp /tmp/monitor-advertisement-monitor/bikes.json /tmp/restart/
+$B run --backend monitor --adapter hci1 --region $UUID:1 --station-id vm --state-dir /tmp/restart \
+  --control-socket /tmp/restart/c.sock > /tmp/restart/run.log 2>&1 &
+D=$!
+wait_for "[ -S /tmp/restart/c.sock ]" 300
+# Killed outright, bluetoothd says nothing about its adapters: only the bus tells that org.bluez lost its owner.
+kill -9 $BLUETOOTHD; wait $BLUETOOTHD 2>/dev/null
+wait_for "grep -q 'bluetoothd stopped' /tmp/restart/run.log" 50 && ok "the daemon saw bluetoothd die" || fail "bluetoothd dying went unnoticed"
+start_bluetoothd -E
+if wait_for "grep -q 'adapter is back' /tmp/restart/run.log" 100; then ok "the monitor was registered with the new bluetoothd"; else fail "not taken up again"; fi
+before=$(adverts /tmp/restart/c.sock)
+advertise
+wait_for '[ "$(adverts /tmp/restart/c.sock)" -gt "$before" ]' 100 && ok "adverts flow after bluetoothd restarted" || fail "no adverts after the restart"
+kill -TERM $D; wait $D; rc=$?
+sed 's/^/restart: /' /tmp/restart/run.log | tail -6
+[ $rc = 0 ] && ok "restart daemon stopped cleanly" || fail "restart daemon exited $rc"
 $B scan --backend monitor --adapter hci1 --duration 3 --region $UUID:1 --config /dev/null > /tmp/scan.out 2>/tmp/scan.err &
 S=$!; usleep 1500000; advertise; wait $S
 sed 's/^/scan: /' /tmp/scan.out

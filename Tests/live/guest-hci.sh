@@ -84,9 +84,9 @@ hcitool -i hci0 cmd 0x08 0x0006 a0 00 a0 00 03 00 00 00 00 00 00 00 00 07 00 >/d
 hcitool -i hci0 cmd 0x08 0x0008 1e 02 01 06 1a ff 4c 00 02 15 e2 c5 6d b5 df fb 48 d2 b0 60 d0 f5 a7 10 96 e0 00 01 00 02 c5 00 >/dev/null
 hcitool -i hci0 cmd 0x08 0x000a 01 >/dev/null
 if wait_for 'grep -q "adapter is back" /tmp/run3.log' 100; then ok "hci1 reopened (brought up by beacond) after it came back"; else fail "hci1 not reopened"; fi
-before=$(grep -o '"adverts" *: *[0-9]*' /tmp/status3.json | grep -o '[0-9]*$')
+before=$(adverts /tmp/c3.sock)
 advertise_edge
-wait_for '$B status --control-socket /tmp/c3.sock --json 2>/dev/null | grep -o "\"adverts\" *: *[0-9]*" | grep -o "[0-9]*\$" | { read n; [ "$n" -gt "$before" ]; }' 50 \
+wait_for '[ "$(adverts /tmp/c3.sock)" -gt "$before" ]' 50 \
   && ok "adverts arrive again through the reopened adapter" || fail "no adverts after the adapter came back"
 # Silence that re-enabling cannot cure (nothing advertises): every step runs for real, none fails, and the
 # ladder then rests instead of looping.

@@ -10,6 +10,8 @@ fail() { echo "live: FAIL $*"; failures=$((failures + 1)); }
 advertise_edge() { hcitool -i hci0 cmd 0x08 0x000a 00 >/dev/null; hcitool -i hci0 cmd 0x08 0x000a 01 >/dev/null; }
 # wait_for COMMAND TENTHS: poll until COMMAND succeeds or the time is up.
 wait_for() { i=0; while ! eval "$1" && [ $i -lt "$2" ]; do usleep 100000; i=$((i + 1)); done; eval "$1"; }
+# adverts SOCKET: the adverts count a running daemon reports.
+adverts() { $B status --control-socket "$1" --json 2>/dev/null | grep -o '"adverts" *: *[0-9]*' | grep -o '[0-9]*$'; }
 
 finish() {
   echo "live: $failures failures after $(awk -v a="$start" -v b="$(cut -d' ' -f1 /proc/uptime)" 'BEGIN{print b-a}') s"
