@@ -49,6 +49,8 @@ public final class BlueZCapture {
     private var devices: [String: Device] = [:]
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 2_048, alignment: 8)
     private var roundTime: Int64
+    /// The monitor channel (first, when there is one) and the bus, for poll(2); built once.
+    private var pollers: [pollfd] = []
     /// Synthesised reports waiting to be handed on (D-Bus messages arrive inside calls, not only in `poll`).
     private var pending: [(adapter: UInt16, report: [UInt8])] = []
 
@@ -74,6 +76,8 @@ public final class BlueZCapture {
             channels.append(Channel(name: adapter, scan: BlueZScan(index: index, regions: regions), policy: settings.recovery, now: roundTime))
         }
         self.channels = channels
+        if let monitor { pollers.append(pollfd(fd: monitor.descriptor, events: Int16(POLLIN), revents: 0)) }
+        if let fd = bus.fileDescriptor { pollers.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
         do {
             // Adapters leaving and joining bluetoothd, and (dbus mode) what devices say.
             try bus.addMatch("type='signal',sender='org.bluez',interface='org.freedesktop.DBus.ObjectManager'")
@@ -143,10 +147,7 @@ public final class BlueZCapture {
     /// bluetoothd, runs the watchdogs. Returns how many events were handed on.
     @discardableResult
     public func poll(timeoutMilliseconds: Int32, _ body: (CaptureRecord) throws -> Void) throws -> Int {
-        var pollers: [pollfd] = []
-        if let monitor { pollers.append(pollfd(fd: monitor.descriptor, events: Int16(POLLIN), revents: 0)) }
-        if let fd = bus.fileDescriptor { pollers.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
-        let deadline = channels.filter(\.scanning).compactMap { $0.ladder?.nextDecision(lastHeard: $0.lastHeard) }.min()
+        let deadline = HCICapture.nextDecision(of: channels.lazy.map { ($0.scanning ? $0.ladder : nil, $0.lastHeard) })
         let wait = HCICapture.wait(timeoutMilliseconds, until: deadline)
         let ready = pollers.withUnsafeMutableBufferPointer { Glibc.poll($0.baseAddress, nfds_t($0.count), wait) }
         if ready < 0 && errno != EINTR { throw HCISocket.failure(errno, "wait for", name: "the adapters") }

@@ -167,7 +167,7 @@ public final class HCICapture {
     /// then runs the watchdogs and reopens adapters that went away. Returns how many events were read.
     @discardableResult
     public func poll(timeoutMilliseconds: Int32, _ body: (CaptureRecord) throws -> Void) throws -> Int {
-        let wait = Self.wait(timeoutMilliseconds, until: channels.compactMap { $0.ladder?.nextDecision(lastHeard: $0.lastHeard) }.min())
+        let wait = Self.wait(timeoutMilliseconds, until: Self.nextDecision(of: channels.lazy.map { ($0.ladder, $0.lastHeard) }))
         let ready = pollers.withUnsafeMutableBufferPointer { Glibc.poll($0.baseAddress, nfds_t($0.count), wait) }
         if ready < 0 && errno != EINTR { throw HCISocket.failure(errno, "wait for", name: "the adapters") }
         roundTime = Self.monotonic()
@@ -271,6 +271,16 @@ public final class HCICapture {
         guard let deadline else { return timeoutMilliseconds }
         let left = (deadline - monotonic() + 999_999) / 1_000_000
         return Int32(max(0, min(Int64(timeoutMilliseconds), left)))
+    }
+
+    /// The soonest decision of any ladder (without building an array: this runs once per poll).
+    static func nextDecision(of ladders: some Sequence<(RecoveryLadder?, Int64)>) -> Int64? {
+        var soonest: Int64?
+        for case (let ladder?, let lastHeard) in ladders {
+            let next = ladder.nextDecision(lastHeard: lastHeard)
+            if soonest.map({ next < $0 }) ?? true { soonest = next }
+        }
+        return soonest
     }
 
     /// An LE Meta event carrying advertising reports (legacy, extended or directed).
