@@ -2,7 +2,6 @@ public import ArgumentParser
 import BeaconCapture
 import BeaconWire
 import Foundation
-import Synchronization
 
 /// `beacond record FILE`: what the adapter hears, as a pcap file that Wireshark and `beacond replay` read.
 public struct RecordCommand: ParsableCommand {
@@ -36,13 +35,15 @@ public struct RecordCommand: ParsableCommand {
     public init() {}
 
     public func run() throws {
+        StopSignal.install()
         let capture: HCICapture
         do {
             capture = try HCICapture(
                 adapters: [adapter], settings: HCICapture.Settings(intervalMilliseconds: scanInterval, windowMilliseconds: scanWindow))
+            try capture.start()
         } catch {
             printToStandardError("beacond: \(error)\n")
-            throw ExitCode(error.code == .permission ? 77 : 69)
+            throw ExitCode(error.exitCode)
         }
         let writer: PcapWriter
         do {
@@ -51,42 +52,13 @@ public struct RecordCommand: ParsableCommand {
             printToStandardError("beacond: \(error)\n")
             throw ExitCode(73)
         }
-        StopSignal.install()
-        do {
-            try capture.start()
-        } catch {
-            printToStandardError("beacond: \(error)\n")
-            throw ExitCode(error.code == .permission ? 77 : 69)
-        }
         printToStandardError("beacond: recording \(adapter) to \(file); Ctrl-C to stop\n")
-        let deadline = duration.map { Date().addingTimeInterval($0) }
-        var failure: (any Error)?
-        while !StopSignal.received, deadline.map({ Date() < $0 }) ?? true {
-            do {
-                try capture.poll(timeoutMilliseconds: 100) { record in try writer.append(record.payload, time: record.time!) }
-            } catch {
-                failure = error
-                break
-            }
-        }
+        let failure = StopSignal.poll(capture, for: duration) { record in try writer.append(record.payload, time: record.time!) }
         capture.stop()
         printToStandardError("beacond: \(writer.records) packets written to \(file)\n")
         if let failure {
             printToStandardError("beacond: \(failure)\n")
             throw ExitCode(failure is CaptureFileError ? 73 : 69)
         }
-    }
-}
-
-/// SIGINT/SIGTERM as a flag a polling loop checks, so the scan is disabled and the file closed on the way out.
-enum StopSignal {
-    private static let flag = Atomic<Bool>(false)
-
-    static var received: Bool { flag.load(ordering: .relaxed) }
-
-    static func install() {
-        let handler: @convention(c) (Int32) -> Void = { _ in StopSignal.flag.store(true, ordering: .relaxed) }
-        signal(SIGINT, handler)
-        signal(SIGTERM, handler)
     }
 }

@@ -60,31 +60,23 @@ public struct ScanCommand: ParsableCommand {
                     intervalMilliseconds: configuration.scanIntervalMilliseconds, windowMilliseconds: configuration.scanWindowMilliseconds))
         } catch {
             printToStandardError("beacond: \(error)\n")
-            throw ExitCode(error.code == .permission ? 77 : 69)
+            throw ExitCode(error.exitCode)
         }
         StopSignal.install()
         let terminal = isatty(STDOUT_FILENO) == 1
         var table = ScanTable(regions: all ? [] : configuration.regions)
         var decoder = AdvertDecoder()
-        let deadline = duration.map { Date().addingTimeInterval($0) }
         var nextDraw = Date()
-        var failure: (any Error)?
         if !terminal {
             printToStandardError("beacond: scanning \(configuration.adapters.joined(separator: ", ")); Ctrl-C to stop\n")
         }
-        while !StopSignal.received, deadline.map({ Date() < $0 }) ?? true {
-            do {
-                try capture.poll(timeoutMilliseconds: 100) { record in decoder.decode(record) { table.add($0) } }
-            } catch {
-                failure = error
-                break
-            }
+        let failure = StopSignal.poll(capture, for: duration, afterEachPoll: {
             if terminal && Date() >= nextDraw {
                 nextDraw = Date().addingTimeInterval(1)
                 // Home, clear, redraw: a live table without a curses dependency.
                 FileHandle.standardOutput.write(Data(("\u{1B}[H\u{1B}[2J" + table.render(now: Self.now())).utf8))
             }
-        }
+        }) { record in decoder.decode(record) { table.add($0) } }
         capture.stop()
         FileHandle.standardOutput.write(Data(((terminal ? "\u{1B}[H\u{1B}[2J" : "") + table.render(now: Self.now())).utf8))
         if let failure {

@@ -35,6 +35,23 @@ public final class AdapterRecovery {
         }
     }
 
+    /// One watchdog round for the adapter: asks the ladder (none: no watchdog), reports what it decided, and
+    /// takes the step it names, reporting a step that failed.
+    func watch(
+        _ ladder: inout RecoveryLadder?, now: Int64, lastHeard: Int64, adapter: String, report: (HCICapture.Report) -> Void
+    ) {
+        guard let events = ladder?.evaluate(now: now, lastHeard: lastHeard) else { return }
+        for event in events {
+            report(HCICapture.Report(adapter: adapter, event: .ladder(event)))
+            guard case .take(let step) = event else { continue }
+            do {
+                try perform(step)
+            } catch {
+                report(HCICapture.Report(adapter: adapter, event: .stepFailed(step, error)))
+            }
+        }
+    }
+
     public func perform(_ step: RecoveryLadder.Step) throws(HCIError) {
         switch step {
         case .rescan:

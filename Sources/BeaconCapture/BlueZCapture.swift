@@ -176,8 +176,7 @@ public final class BlueZCapture {
             guard let (opcode, index, length) = try monitor.read(into: buffer) else { break }
             guard opcode == MonitorSocket.Opcode.event.rawValue, let channel = channels.first(where: { $0.scan.index == index }) else { continue }
             let payload = UnsafeRawBufferPointer(rebasing: buffer[6..<(6 + length)])
-            // LE Meta (0x3E) carrying advertising reports (legacy, extended, directed): liveness.
-            if settings.livenessFromAnyAdvert && payload.count > 2 && payload[0] == 0x3E && [0x02, 0x0D, 0x0B].contains(payload[2]) {
+            if settings.livenessFromAnyAdvert && LEMetaEvent.carriesAdvertisingReports(payload) {
                 channel.lastHeard = roundTime
             }
             count += 1
@@ -269,18 +268,7 @@ public final class BlueZCapture {
     private func maintain() {
         for channel in channels {
             if channel.scanning {
-                guard var ladder = channel.ladder else { continue }
-                let events = ladder.evaluate(now: roundTime, lastHeard: channel.lastHeard)
-                channel.ladder = ladder
-                for event in events {
-                    onReport(HCICapture.Report(adapter: channel.name, event: .ladder(event)))
-                    guard case .take(let step) = event else { continue }
-                    do {
-                        try channel.recovery.perform(step)
-                    } catch {
-                        onReport(HCICapture.Report(adapter: channel.name, event: .stepFailed(step, error)))
-                    }
-                }
+                channel.recovery.watch(&channel.ladder, now: roundTime, lastHeard: channel.lastHeard, adapter: channel.name, report: onReport)
             } else if roundTime >= channel.nextRetry {
                 channel.nextRetry = roundTime + settings.reopenMilliseconds * 1_000_000
                 if (try? channel.scan.start(on: bus, serving: dispatch)) != nil {

@@ -204,18 +204,7 @@ public final class HCICapture {
         var reopened = false
         for channel in channels {
             if let recovery = channel.open?.recovery {
-                guard var ladder = channel.ladder else { continue }
-                let events = ladder.evaluate(now: roundTime, lastHeard: channel.lastHeard)
-                channel.ladder = ladder
-                for event in events {
-                    onReport(Report(adapter: channel.name, event: .ladder(event)))
-                    guard case .take(let step) = event else { continue }
-                    do {
-                        try recovery.perform(step)
-                    } catch {
-                        onReport(Report(adapter: channel.name, event: .stepFailed(step, error)))
-                    }
-                }
+                recovery.watch(&channel.ladder, now: roundTime, lastHeard: channel.lastHeard, adapter: channel.name, report: onReport)
             } else if roundTime >= channel.nextReopen {
                 channel.nextReopen = roundTime + settings.reopenMilliseconds * 1_000_000
                 if let mode = reopen(channel) {
@@ -283,9 +272,9 @@ public final class HCICapture {
         return soonest
     }
 
-    /// An LE Meta event carrying advertising reports (legacy, extended or directed).
+    /// An H4 event packet carrying advertising reports (legacy, extended or directed).
     static func isAdvertisingReport(_ packet: UnsafeRawBufferPointer) -> Bool {
-        packet.count > 3 && packet[0] == 0x04 && packet[1] == 0x3E && (packet[3] == 0x02 || packet[3] == 0x0D || packet[3] == 0x0B)
+        packet.first == HCIPacket.Kind.event.rawValue && LEMetaEvent.carriesAdvertisingReports(UnsafeRawBufferPointer(rebasing: packet.dropFirst()))
     }
 
     static func wallClock() -> CaptureTime {

@@ -16,6 +16,10 @@ public struct HCIError: Error, CustomStringConvertible {
         self.code = code
         self.description = description
     }
+
+    /// The exit status for it (sysexits): 77, EX_NOPERM, for a missing capability; 69, EX_UNAVAILABLE, for
+    /// no Bluetooth, adapter or bluetoothd.
+    public var exitCode: Int32 { code == .permission ? 77 : 69 }
 }
 
 /// A raw HCI socket on one adapter (libbluetooth's definitions): reads events, sends commands. The kernel
@@ -39,24 +43,9 @@ public final class HCISocket: @unchecked Sendable {
     public init(deviceID: UInt16) throws(HCIError) {
         self.deviceID = deviceID
         self.name = "hci\(deviceID)"
-        let fd = socket(AF_BLUETOOTH, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), BTPROTO_HCI)
-        guard fd >= 0 else {
-            let error = errno
-            if error == EAFNOSUPPORT || error == EPROTONOSUPPORT {
-                throw HCIError(.noBluetooth, "this kernel has no Bluetooth support (load the bluetooth module, or use a kernel with it)")
-            }
-            throw Self.failure(error, "open an HCI socket", name: "hci\(deviceID)")
-        }
+        let fd = try Self.openRaw("open an HCI socket", name: name)
         descriptor = fd
-        var address = sockaddr_hci()
-        address.hci_family = sa_family_t(AF_BLUETOOTH)
-        address.hci_dev = deviceID
-        address.hci_channel = UInt16(HCI_CHANNEL_RAW)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_hci>.size)) }
-        }
-        guard bound == 0 else {
-            let error = errno
+        if let error = Self.bind(fd, device: deviceID, channel: UInt16(HCI_CHANNEL_RAW)) {
             close(fd)
             if error == ENODEV {
                 throw HCIError(.noAdapter, "no Bluetooth adapter \(name) (plugged in? `hciconfig -a` lists them)")
@@ -71,11 +60,40 @@ public final class HCISocket: @unchecked Sendable {
         try setFilter()
     }
 
+    /// A raw BTPROTO_HCI socket, not yet bound: every HCI channel (raw, monitor, control) starts as one.
+    /// A kernel without Bluetooth is said in words.
+    static func openRaw(_ doing: String, name: String) throws(HCIError) -> Int32 {
+        let fd = socket(AF_BLUETOOTH, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), BTPROTO_HCI)
+        guard fd < 0 else { return fd }
+        let error = errno
+        if error == EAFNOSUPPORT || error == EPROTONOSUPPORT {
+            throw HCIError(.noBluetooth, "this kernel has no Bluetooth support (load the bluetooth module, or use a kernel with it)")
+        }
+        throw failure(error, doing, name: name)
+    }
+
+    /// Binds an HCI socket to an adapter (or HCI_DEV_NONE) on a channel; the errno when that fails, for the
+    /// caller to say what it means for its channel.
+    static func bind(_ fd: Int32, device: UInt16, channel: UInt16) -> Int32? {
+        var address = sockaddr_hci()
+        address.hci_family = sa_family_t(AF_BLUETOOTH)
+        address.hci_dev = device
+        address.hci_channel = channel
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_hci>.size)) }
+        }
+        return bound == 0 ? nil : errno
+    }
+
     /// HCIDEVUP or HCIDEVDOWN (CAP_NET_ADMIN), through an HCI socket of its own; up on an adapter already
     /// up is not an error.
     static func setDevice(_ deviceID: UInt16, up: Bool) throws(HCIError) {
-        let fd = socket(AF_BLUETOOTH, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), BTPROTO_HCI)
-        guard fd >= 0 else { throw failure(errno, "open an HCI socket for", name: "hci\(deviceID)") }
+        let fd: Int32
+        do {
+            fd = try openRaw("open an HCI socket for", name: "hci\(deviceID)")
+        } catch {
+            throw HCIError(error.code, "hci\(deviceID): \(error)")  // the ladder's log names the adapter
+        }
         defer { close(fd) }
         try setDevice(deviceID, up: up, through: fd)
     }
@@ -179,9 +197,5 @@ public final class HCISocket: @unchecked Sendable {
         }
     }
 
-    static func milliseconds() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Int64(now.tv_sec) * 1_000 + Int64(now.tv_nsec) / 1_000_000
-    }
+    static func milliseconds() -> Int64 { HCICapture.monotonic() / 1_000_000 }
 }

@@ -11,17 +11,8 @@ final class MgmtSocket {
 
     /// Opens the control channel.
     init() throws(HCIError) {
-        let fd = socket(AF_BLUETOOTH, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), BTPROTO_HCI)
-        guard fd >= 0 else { throw HCISocket.failure(errno, "open the management channel for", name: "the adapters") }
-        var address = sockaddr_hci()
-        address.hci_family = sa_family_t(AF_BLUETOOTH)
-        address.hci_dev = UInt16(HCI_DEV_NONE)
-        address.hci_channel = UInt16(HCI_CHANNEL_CONTROL)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_hci>.size)) }
-        }
-        guard bound == 0 else {
-            let error = errno
+        let fd = try HCISocket.openRaw("open the management channel for", name: "the adapters")
+        if let error = HCISocket.bind(fd, device: UInt16(HCI_DEV_NONE), channel: UInt16(HCI_CHANNEL_CONTROL)) {
             close(fd)
             throw Self.failure(error, "open the management channel")
         }

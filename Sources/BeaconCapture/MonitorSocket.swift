@@ -15,23 +15,8 @@ final class MonitorSocket {
     let descriptor: Int32
 
     init() throws(HCIError) {
-        let fd = socket(AF_BLUETOOTH, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), BTPROTO_HCI)
-        guard fd >= 0 else {
-            let error = errno
-            if error == EAFNOSUPPORT || error == EPROTONOSUPPORT {
-                throw HCIError(.noBluetooth, "this kernel has no Bluetooth support (load the bluetooth module, or use a kernel with it)")
-            }
-            throw HCISocket.failure(error, "open the HCI monitor channel for", name: "the adapters")
-        }
-        var address = sockaddr_hci()
-        address.hci_family = sa_family_t(AF_BLUETOOTH)
-        address.hci_dev = UInt16(HCI_DEV_NONE)
-        address.hci_channel = UInt16(HCI_CHANNEL_MONITOR)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_hci>.size)) }
-        }
-        guard bound == 0 else {
-            let error = errno
+        let fd = try HCISocket.openRaw("open the HCI monitor channel for", name: "the adapters")
+        if let error = HCISocket.bind(fd, device: UInt16(HCI_DEV_NONE), channel: UInt16(HCI_CHANNEL_MONITOR)) {
             close(fd)
             if error == EPERM || error == EACCES {
                 throw HCIError(.permission, "the HCI monitor channel needs CAP_NET_RAW (run as root, or `sudo setcap cap_net_raw,cap_net_admin+ep beacond`, or use the systemd unit)")

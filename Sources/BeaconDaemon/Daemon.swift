@@ -166,8 +166,7 @@ public struct Daemon: Sendable {
         do {
             return try LiveCapture(configuration: configuration, logger: logger)
         } catch {
-            // 77 EX_NOPERM for a missing capability, 69 EX_UNAVAILABLE for no Bluetooth, adapter or bluetoothd.
-            throw StartError(description: "\(error)", exitCode: error.code == .permission ? 77 : 69)
+            throw StartError(description: "\(error)", exitCode: error.exitCode)
         }
     }
 

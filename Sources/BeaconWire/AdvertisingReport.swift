@@ -27,6 +27,7 @@ public enum LEMetaEvent {
     public static let eventCode: UInt8 = 0x3E
     public static let advertisingReport: UInt8 = 0x02
     public static let extendedAdvertisingReport: UInt8 = 0x0D
+    public static let directedAdvertisingReport: UInt8 = 0x0B
     /// Legacy advertising data is at most 31 bytes; the kernel drops longer reports.
     public static let maxLegacyDataLength = 31
     @usableFromInline static let rssiNotAvailable: Int8 = 127
@@ -55,6 +56,15 @@ public enum LEMetaEvent {
         case extendedAdvertisingReport: extendedReports(&params, counters: &counters, body)
         default: counters.skipped += 1
         }
+    }
+
+    /// Whether an event (starting at its event code) is an LE Meta event carrying advertising reports of any
+    /// kind: the live capture's evidence that the radio still hears, checked before any decoding.
+    @inlinable @inline(__always)
+    public static func carriesAdvertisingReports(_ event: UnsafeRawBufferPointer) -> Bool {
+        guard event.count > 2, event[0] == eventCode else { return false }
+        let subevent = event[2]
+        return subevent == advertisingReport || subevent == extendedAdvertisingReport || subevent == directedAdvertisingReport
     }
 
     /// Reports laid out one after another (evt_type, addr_type, addr, length, data, rssi), as the Linux
