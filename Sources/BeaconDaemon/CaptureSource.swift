@@ -1,7 +1,7 @@
 public import BeaconEngine
 public import BeaconWire
 
-/// Where adverts come from: a radio (issue 5's backends) or a recorded capture. A source produces on its own
+/// Where adverts come from: a radio (`LiveCapture`) or a recorded capture (`ReplayCapture`). A source produces on its own
 /// thread into the ring (the only producer), reports through its monitor, and stops when asked.
 public protocol CaptureSource: Sendable {
     var monitor: CaptureMonitor { get }

@@ -3,7 +3,6 @@ public import BeaconEngine
 public import BeaconWire
 import Foundation
 public import Logging
-import Synchronization
 
 /// Live capture as a capture source, for each backend: `hci` (raw HCI sockets, beacond scans), `monitor`
 /// (bluetoothd scans; every report read from the HCI monitor channel) and `dbus` (bluetoothd scans; adverts
@@ -14,8 +13,7 @@ public final class LiveCapture: CaptureSource {
     public let monitor: CaptureMonitor
     private let radio: UncheckedRadio
     private let station: BeaconIdentity?
-    private let stopRequested = Atomic<Bool>(false)
-    private let running = Atomic<Bool>(false)
+    private let thread = CaptureThread()
 
     /// Opens the adapters and starts scanning now, so a missing adapter, bluetoothd or capability stops the
     /// daemon before it starts (opening a raw HCI socket needs no privilege; sending a command needs
@@ -40,21 +38,11 @@ public final class LiveCapture: CaptureSource {
         station = configuration.stationBeacon
     }
 
-    public func start(into ring: AdvertRing) {
-        running.store(true, ordering: .releasing)
-        let thread = Thread { [self] in
-            listen(into: ring)
-            running.store(false, ordering: .releasing)
-        }
-        thread.name = "beacond-capture"
-        thread.start()
-    }
+    public func start(into ring: AdvertRing) { thread.start(name: "beacond-capture") { [self] in listen(into: ring) } }
 
-    public func stop() { stopRequested.store(true, ordering: .relaxed) }
+    public func stop() { thread.stop() }
 
-    public func waitUntilStopped() async {
-        while running.load(ordering: .acquiring) { try? await Task.sleep(for: .milliseconds(10)) }
-    }
+    public func waitUntilStopped() async { await thread.waitUntilStopped() }
 
     public func now() -> CaptureTime { CaptureTime(nanosecondsSinceEpoch: SystemTime.wallMilliseconds() * 1_000_000) }
 
@@ -80,7 +68,7 @@ public final class LiveCapture: CaptureSource {
         }
         do {
             publish(.running)
-            while !stopRequested.load(ordering: .relaxed) {
+            while !thread.stopRequested {
                 try capture.poll(timeoutMilliseconds: 200) { record in
                     decoder.decode(record) { advert in
                         adverts += 1

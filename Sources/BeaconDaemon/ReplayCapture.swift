@@ -14,8 +14,7 @@ public final class ReplayCapture: CaptureSource {
     public let monitor: CaptureMonitor
     private let files: UncheckedFiles
     private let speed: Double
-    private let stopRequested = Atomic<Bool>(false)
-    private let running = Atomic<Bool>(false)
+    private let thread = CaptureThread()
     /// The capture time of the last advert pushed, and the pacing origin (capture time, monotonic time).
     private let lastPushed = Atomic<Int64>(.min)
     private let origin = Mutex<(capture: Int64, monotonic: Int64)?>(nil)
@@ -27,28 +26,16 @@ public final class ReplayCapture: CaptureSource {
         monitor = CaptureMonitor(backend: "replay", sources: paths)
     }
 
-    public func start(into ring: AdvertRing) {
-        running.store(true, ordering: .releasing)
-        let thread = Thread { [self] in
-            play(into: ring)
-            running.store(false, ordering: .releasing)
-        }
-        thread.name = "beacond-replay"
-        thread.start()
-    }
+    public func start(into ring: AdvertRing) { thread.start(name: "beacond-replay") { [self] in play(into: ring) } }
 
-    public func stop() { stopRequested.store(true, ordering: .relaxed) }
+    public func stop() { thread.stop() }
 
-    public func waitUntilStopped() async {
-        while running.load(ordering: .acquiring) {
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-    }
+    public func waitUntilStopped() async { await thread.waitUntilStopped() }
 
     public func now() -> CaptureTime {
         let last = lastPushed.load(ordering: .relaxed)
         // A replay that is over (or stopping) has no time beyond its last advert.
-        guard speed > 0, running.load(ordering: .acquiring), !stopRequested.load(ordering: .relaxed),
+        guard speed > 0, thread.running, !thread.stopRequested,
             let origin = origin.withLock({ $0 })
         else {
             return CaptureTime(nanosecondsSinceEpoch: last == .min ? 0 : last)
@@ -73,7 +60,7 @@ public final class ReplayCapture: CaptureSource {
                 let before = decode
                 decode.add(
                     try file.forEachAdvert { advert, _ in
-                        if stopRequested.load(ordering: .relaxed) { throw Stop() }
+                        if thread.stopRequested { throw Stop() }
                         adverts += 1
                         sinceSnapshot += 1
                         // A paced replay is slow enough to publish every advert; a full-speed one every 1,024.
@@ -126,7 +113,7 @@ public final class ReplayCapture: CaptureSource {
         }
         let due = start.monotonic + Int64(Double(time.nanosecondsSinceEpoch - start.capture) / speed)
         while true {
-            if stopRequested.load(ordering: .relaxed) { throw Stop() }
+            if thread.stopRequested { throw Stop() }
             let wait = due - SystemTime.monotonicNanoseconds()
             guard wait > 0 else { return }
             usleep(UInt32(min(wait / 1_000, 100_000)))
@@ -136,7 +123,7 @@ public final class ReplayCapture: CaptureSource {
     /// A replay waits for the engine rather than overwrite adverts it has not read.
     private func waitForRoom(in ring: AdvertRing) throws {
         while ring.statistics.depth >= UInt64(ring.capacity - 1) {
-            if stopRequested.load(ordering: .relaxed) { throw Stop() }
+            if thread.stopRequested { throw Stop() }
             usleep(200)
         }
     }
