@@ -44,39 +44,35 @@ import Testing
 
     @Test func aRefusedEnableIsAnErrorNamingIt() {
         let controller = FakeController(extended: false, statuses: [0x200C: 0x0C])
-        let scanner = HCIScanner(socket: controller.socket)
-        do {
-            try scanner.start(intervalMilliseconds: 100, windowMilliseconds: 100)
-            Issue.record("start succeeded against a refusing controller")
-        } catch {
-            #expect(error.code == .controller)
-            #expect(error.description.contains("LE Set Scan Enable") && error.description.contains("0xc"))
-        }
+        let error = Self.startFailure(HCIScanner(socket: controller.socket))
+        #expect(error?.code == .controller)
+        #expect(error.map { $0.description.contains("LE Set Scan Enable") && $0.description.contains("0xc") } == true)
     }
 
     @Test func aRefusedParameterSetIsAnErrorWithItsStatus() {
         let controller = FakeController(extended: false, statuses: [0x200B: 0x12])
         let scanner = HCIScanner(socket: controller.socket)
-        do {
-            try scanner.start(intervalMilliseconds: 100, windowMilliseconds: 100)
-            Issue.record("start succeeded against a refusing controller")
-        } catch {
-            #expect(error.code == .controller)
-            #expect(error.description.contains("LE Set Scan Parameters") && error.description.contains("0x12"))
-        }
+        let error = Self.startFailure(scanner)
+        #expect(error?.code == .controller)
+        #expect(error.map { $0.description.contains("LE Set Scan Parameters") && $0.description.contains("0x12") } == true)
         #expect(scanner.mode == nil)
         #expect(scanner.stop() == nil, "nothing was enabled, so nothing is disabled")
     }
 
     @Test func aSilentControllerTimesOut() {
         let controller = FakeController(extended: false, silent: [0x2003])
-        let scanner = HCIScanner(socket: controller.socket)
-        do {
+        #expect(Self.startFailure(HCIScanner(socket: controller.socket))?.code == .timeout)
+    }
+
+    /// The error `start` throws; an issue, and nil, when it succeeds against a controller that should fail it.
+    static func startFailure(_ scanner: HCIScanner) -> HCIError? {
+        do throws(HCIError) {
             try scanner.start(intervalMilliseconds: 100, windowMilliseconds: 100)
-            Issue.record("start succeeded against a silent controller")
         } catch {
-            #expect(error.code == .timeout)
+            return error
         }
+        Issue.record("start succeeded against a controller that should have failed it")
+        return nil
     }
 
     @Test func advertsInterleavedWithAnswersAreSkippedWhileWaiting() throws {
