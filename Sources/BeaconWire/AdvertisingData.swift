@@ -23,79 +23,96 @@ public enum AdvertisingData {
     ///
     /// A zero length ends the data early (the spec's terminator; the kernel's and BlueZ's parsers stop there
     /// too, so a beacon behind it is not seen). A structure running past the data is dropped.
+    ///
+    /// This runs for every advert the radio hears, so the walk keeps its state in a few integers (the best
+    /// kind's rank, where the first iBeacon starts) and reads through the raw base pointer: each structure's
+    /// length is checked against what is left before any of its bytes are read. The `IBeacon` is built once,
+    /// after the walk.
     @inlinable @inline(__always)
     public static func summarize(_ data: UnsafeRawBufferPointer) -> AdvertisingDataSummary {
         var summary = AdvertisingDataSummary()
+        guard let base = data.baseAddress else { return summary }
+        let count = data.count
+        var rank = Rank.other
+        var beaconAt = -1
         var offset = 0
-        while offset < data.count {
-            let length = Int(data[offset])
+        while offset < count {
+            let length = Int(base.load(fromByteOffset: offset, as: UInt8.self))
             if length == 0 { break }
-            guard length <= data.count - offset - 1 else {
+            guard length < count - offset else {
                 summary.hadBadStructure = true
                 break
             }
-            let type = data[offset + 1]
-            let body = UnsafeRawBufferPointer(rebasing: data[(offset + 2)..<(offset + 1 + length)])
-            classify(type: type, body: body, into: &summary)
+            let type = base.load(fromByteOffset: offset + 1, as: UInt8.self)
+            let body = offset + 2
+            let bodyCount = length - 1
             offset += 1 + length
+            switch type {
+            case manufacturerSpecific:
+                guard bodyCount >= 2 else { continue }
+                let company = u16(base, body)
+                let code = bodyCount >= 4 ? u16(base, body + 2) : 0
+                if company == appleCompanyID {
+                    // 02 15: the iBeacon type and length; anything but exactly 21 bytes after them is malformed.
+                    if code == iBeaconCode {
+                        if bodyCount == IBeacon.manufacturerDataLength {
+                            if beaconAt < 0 { beaconAt = body }
+                            rank = Rank.iBeacon
+                            continue
+                        }
+                        summary.hadMalformedIBeacon = true
+                    }
+                    rank = max(rank, Rank.appleOther)
+                } else if code == altBeaconCode {
+                    rank = max(rank, Rank.altBeacon)
+                }
+            case serviceData16:
+                if bodyCount >= 2, u16(base, body) == eddystoneServiceUUID { rank = max(rank, Rank.eddystone) }
+            case incompleteServiceUUIDs16, completeServiceUUIDs16:
+                var index = body
+                while index + 1 < body + bodyCount {
+                    if u16(base, index) == eddystoneServiceUUID { rank = max(rank, Rank.eddystone) }
+                    index += 2
+                }
+            default:
+                break
+            }
+        }
+        summary.kind = Rank.kind(rank)
+        if beaconAt >= 0 {
+            summary.beacon = IBeacon(uncheckedManufacturerData: UnsafeRawBufferPointer(start: base + beaconAt, count: IBeacon.manufacturerDataLength))
         }
         return summary
     }
 
-    @inlinable @inline(__always)
-    static func classify(type: UInt8, body: UnsafeRawBufferPointer, into summary: inout AdvertisingDataSummary) {
-        switch type {
-        case manufacturerSpecific:
-            guard body.count >= 4 else {
-                if body.count >= 2, littleEndianU16(body, 0) == appleCompanyID { upgrade(&summary, to: .appleOther) }
-                return
+    /// `02 15` after Apple's company ID, and AltBeacon's `BE AC`, as little-endian 16-bit words.
+    @usableFromInline static let iBeaconCode: UInt16 = 0x1502
+    @usableFromInline static let altBeaconCode: UInt16 = 0xACBE
+
+    /// How specific a kind is: an advert is the most specific kind any of its structures shows
+    /// (iBeacon, then AltBeacon, Eddystone, other Apple).
+    @usableFromInline enum Rank {
+        @usableFromInline static let other: UInt8 = 0
+        @usableFromInline static let appleOther: UInt8 = 1
+        @usableFromInline static let eddystone: UInt8 = 2
+        @usableFromInline static let altBeacon: UInt8 = 3
+        @usableFromInline static let iBeacon: UInt8 = 4
+
+        @inlinable @inline(__always)
+        static func kind(_ rank: UInt8) -> AdvertKind {
+            switch rank {
+            case iBeacon: .iBeacon
+            case altBeacon: .altBeacon
+            case eddystone: .eddystone
+            case appleOther: .appleOther
+            default: .other
             }
-            let company = littleEndianU16(body, 0)
-            if company == appleCompanyID {
-                if body[2] == 0x02 && body[3] == 0x15 {
-                    if body.count == IBeacon.manufacturerDataLength {
-                        if summary.beacon == nil { summary.beacon = IBeacon(uncheckedManufacturerData: body) }
-                        upgrade(&summary, to: .iBeacon)
-                        return
-                    }
-                    summary.hadMalformedIBeacon = true
-                }
-                upgrade(&summary, to: .appleOther)
-            } else if body[2] == 0xBE && body[3] == 0xAC {
-                upgrade(&summary, to: .altBeacon)
-            }
-        case serviceData16:
-            if body.count >= 2, littleEndianU16(body, 0) == eddystoneServiceUUID { upgrade(&summary, to: .eddystone) }
-        case incompleteServiceUUIDs16, completeServiceUUIDs16:
-            var index = 0
-            while index + 1 < body.count {
-                if littleEndianU16(body, index) == eddystoneServiceUUID { upgrade(&summary, to: .eddystone) }
-                index += 2
-            }
-        default:
-            break
         }
     }
 
-    /// Keeps the most specific kind seen in the advert: iBeacon, then AltBeacon, Eddystone, other Apple.
+    /// A little-endian 16-bit word at `offset`, which the caller has bounds-checked.
     @inlinable @inline(__always)
-    static func upgrade(_ summary: inout AdvertisingDataSummary, to kind: AdvertKind) {
-        if rank(kind) > rank(summary.kind) { summary.kind = kind }
-    }
-
-    @inlinable @inline(__always)
-    static func rank(_ kind: AdvertKind) -> Int {
-        switch kind {
-        case .iBeacon: 4
-        case .altBeacon: 3
-        case .eddystone: 2
-        case .appleOther: 1
-        case .other: 0
-        }
-    }
-
-    @inlinable @inline(__always)
-    static func littleEndianU16(_ bytes: UnsafeRawBufferPointer, _ offset: Int) -> UInt16 {
-        UInt16(bytes[offset]) | UInt16(bytes[offset + 1]) << 8
+    static func u16(_ base: UnsafeRawPointer, _ offset: Int) -> UInt16 {
+        UInt16(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt16.self))
     }
 }

@@ -77,21 +77,29 @@ public enum LEMetaEvent {
         }
         while remaining > 0 {
             remaining -= 1
-            guard let eventType = reader.u8(), let addressType = reader.u8(),
-                let address = BluetoothAddress(wire: &reader), let length = reader.u8(),
-                let data = reader.slice(Int(length)), let rssi = reader.u8()
-            else {
+            // Every advert the radio hears passes here, so the report's bounds are checked twice, once for its
+            // fixed 9 bytes and once for its data and RSSI, and its fields are then read at fixed offsets.
+            guard reader.remaining >= 9, let report = reader.bytes.baseAddress.map({ $0 + reader.offset }) else {
                 counters.drop(.reportPastEvent)
                 return
             }
-            guard data.count <= maxLegacyDataLength else {
+            let length = Int(report.load(fromByteOffset: 8, as: UInt8.self))
+            guard reader.remaining >= 10 + length else {
+                counters.drop(.reportPastEvent)
+                return
+            }
+            reader.offset += 10 + length
+            guard length <= maxLegacyDataLength else {
                 counters.drop(.badReportLength)
                 continue
             }
             counters.advertisingReports += 1
             body(AdvertisingReport(
-                address: address, addressType: AddressType(hci: addressType), rssi: rssiValue(rssi),
-                eventType: UInt16(eventType), isExtended: false, data: data), &counters)
+                address: BluetoothAddress(wire: report + 2),
+                addressType: AddressType(hci: report.load(fromByteOffset: 1, as: UInt8.self)),
+                rssi: rssiValue(report.load(fromByteOffset: 9 + length, as: UInt8.self)),
+                eventType: UInt16(report.load(as: UInt8.self)), isExtended: false,
+                data: UnsafeRawBufferPointer(start: report + 9, count: length)), &counters)
         }
     }
 

@@ -16,6 +16,14 @@ public struct BluetoothAddress: Hashable, Sendable, CustomStringConvertible {
         self.init(rawValue: UInt64(high) << 32 | UInt64(low))
     }
 
+    /// Reads six bytes in HCI order from a place the caller has bounds-checked.
+    @inlinable @inline(__always)
+    init(wire bytes: UnsafeRawPointer) {
+        let low = UInt32(littleEndian: bytes.loadUnaligned(as: UInt32.self))
+        let high = UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: 4, as: UInt16.self))
+        self.init(rawValue: UInt64(high) << 32 | UInt64(low))
+    }
+
     public var description: String {
         var text = ""
         text.reserveCapacity(17)

@@ -1,6 +1,8 @@
 /// A bounds-checked cursor over borrowed bytes: every read returns `nil` instead of reading past the end.
 ///
-/// This is the only way BeaconWire looks at input, so "never read out of bounds" is a property of this type.
+/// This is how BeaconWire looks at input, so "never read out of bounds" is a property of this type. The three
+/// places every advert passes through (a pcap record header, a legacy report, the AD walk) instead check a
+/// length once and load fixed offsets behind it; the truncation, random-input and reference tests cover them.
 /// It borrows the caller's buffer (no copy, no allocation) and is valid only while that buffer is.
 public struct ByteReader {
     public let bytes: UnsafeRawBufferPointer

@@ -54,8 +54,8 @@ public struct DecodeCounters: Equatable, Sendable {
 
     public init() {}
 
-    @inlinable public mutating func drop(_ reason: DropReason) { drops[reason] += 1 }
-    @inlinable public mutating func count(_ kind: AdvertKind) { byKind[kind] += 1 }
+    @inlinable public mutating func drop(_ reason: DropReason) { drops.increment(reason) }
+    @inlinable public mutating func count(_ kind: AdvertKind) { byKind.increment(kind) }
 
     public var totalDrops: UInt64 { DropReason.allCases.reduce(0) { $0 + drops[$1] } }
 
@@ -82,6 +82,15 @@ public struct DropCounts: Equatable, Sendable {
         set { withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: newValue, toByteOffset: reason.rawValue * 8, as: UInt64.self) } }
     }
 
+    /// Adds one in place. (`self[reason] += 1` would copy the whole tuple out and back for every advert.)
+    @inlinable @inline(__always)
+    public mutating func increment(_ reason: DropReason) {
+        withUnsafeMutableBytes(of: &storage) { counts in
+            let offset = reason.rawValue * 8
+            counts.storeBytes(of: counts.load(fromByteOffset: offset, as: UInt64.self) &+ 1, toByteOffset: offset, as: UInt64.self)
+        }
+    }
+
     public static func == (lhs: Self, rhs: Self) -> Bool {
         DropReason.allCases.allSatisfy { lhs[$0] == rhs[$0] }
     }
@@ -97,6 +106,15 @@ public struct KindCounts: Equatable, Sendable {
     public subscript(kind: AdvertKind) -> UInt64 {
         get { withUnsafeBytes(of: storage) { $0.load(fromByteOffset: Int(kind.rawValue) * 8, as: UInt64.self) } }
         set { withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: newValue, toByteOffset: Int(kind.rawValue) * 8, as: UInt64.self) } }
+    }
+
+    /// Adds one in place, as `DropCounts.increment` does.
+    @inlinable @inline(__always)
+    public mutating func increment(_ kind: AdvertKind) {
+        withUnsafeMutableBytes(of: &storage) { counts in
+            let offset = Int(kind.rawValue) * 8
+            counts.storeBytes(of: counts.load(fromByteOffset: offset, as: UInt64.self) &+ 1, toByteOffset: offset, as: UInt64.self)
+        }
     }
 
     public static func == (lhs: Self, rhs: Self) -> Bool {

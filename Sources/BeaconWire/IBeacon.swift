@@ -22,7 +22,7 @@ public struct IBeacon: Hashable, Sendable {
     @usableFromInline static let manufacturerDataLength = 25
 
     /// Decodes manufacturer-specific data already known to be Apple's with the iBeacon prefix and length.
-    @inlinable
+    @inlinable @inline(__always)
     init(uncheckedManufacturerData body: UnsafeRawBufferPointer) {
         let high = UInt64(bigEndian: body.loadUnaligned(fromByteOffset: 4, as: UInt64.self))
         let low = UInt64(bigEndian: body.loadUnaligned(fromByteOffset: 12, as: UInt64.self))

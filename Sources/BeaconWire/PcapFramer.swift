@@ -25,18 +25,31 @@ public struct PcapFramer: CaptureFramer {
 
     @inline(__always)
     public mutating func next(_ window: UnsafeMutableRawBufferPointer, atEnd: Bool) -> FrameStep {
-        var reader = ByteReader(UnsafeRawBufferPointer(window))
-        guard let order else { return readFileHeader(&reader) }
-        guard reader.remaining >= Self.recordHeaderLength else { return .needMore(Self.recordHeaderLength) }
-        let seconds = reader.u32(order)!
-        let fraction = reader.u32(order)!
-        let captured = Int(reader.u32(order)!)
-        _ = reader.u32(order)  // original length: a snapped packet decodes as far as it goes
+        guard let order else {
+            var reader = ByteReader(UnsafeRawBufferPointer(window))
+            return readFileHeader(&reader)
+        }
+        // Once per record: one bounds check for the header, one for the payload, then fixed-offset loads.
+        guard window.count >= Self.recordHeaderLength, let header = UnsafeRawPointer(window.baseAddress) else {
+            return .needMore(Self.recordHeaderLength)
+        }
+        let seconds = Self.word(header, 0, order)
+        let fraction = Self.word(header, 4, order)
+        let captured = Int(Self.word(header, 8, order))
+        // The original length (at 12) is not needed: a snapped packet decodes as far as it goes.
         guard captured <= maxCaptureRecordLength else { return .corrupt(.corruptRecord) }
-        guard let payload = reader.slice(captured) else { return .needMore(Self.recordHeaderLength + captured) }
-        let time = CaptureTime(
-            seconds: Int64(seconds), nanoseconds: nanosecondTimestamps ? Int64(fraction) : Int64(fraction) * 1_000)
-        return .record(CaptureRecord(time: time, link: link, payload: payload), consumed: reader.offset)
+        let consumed = Self.recordHeaderLength + captured
+        guard window.count >= consumed else { return .needMore(consumed) }
+        // 32-bit seconds and fractions cannot overflow 64-bit nanoseconds, so no overflow checks are needed.
+        let nanoseconds = Int64(seconds) &* 1_000_000_000 &+ Int64(fraction) &* (nanosecondTimestamps ? 1 : 1_000)
+        let payload = UnsafeRawBufferPointer(start: header + Self.recordHeaderLength, count: captured)
+        return .record(CaptureRecord(time: CaptureTime(nanosecondsSinceEpoch: nanoseconds), link: link, payload: payload), consumed: consumed)
+    }
+
+    @inline(__always)
+    static func word(_ bytes: UnsafeRawPointer, _ offset: Int, _ order: ByteOrder) -> UInt32 {
+        let raw = bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)
+        return order == .little ? UInt32(littleEndian: raw) : UInt32(bigEndian: raw)
     }
 
     private mutating func readFileHeader(_ reader: inout ByteReader) -> FrameStep {
