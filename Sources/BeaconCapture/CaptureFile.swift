@@ -13,7 +13,7 @@ public struct CaptureFileError: Error, CustomStringConvertible {
 public final class CaptureFile {
     public let path: String
     private let descriptor: FileDescriptor
-    private let stream: CaptureStream<FileByteSource>
+    @usableFromInline let stream: CaptureStream<FileByteSource>
 
     public var format: CaptureFormat { stream.format }
     /// Container-level drops (truncation, corrupt headers, unreadable lines) so far.
@@ -45,12 +45,20 @@ public final class CaptureFile {
 
     /// Streams every record; see `CaptureStream.forEachRecord`. A read error mid-file is thrown as a
     /// `CaptureFileError`; whatever `body` throws is passed through.
+    @inlinable
     public func forEachRecord(_ body: (CaptureRecord, RecordPosition) throws -> Void) throws {
         do {
             try stream.forEachRecord(body)
-        } catch let error as Errno {
-            throw CaptureFileError(path: path, reason: Self.describe(error))
+        } catch {
+            throw readError(error)
         }
+    }
+
+    /// A read error (`Errno`) worded as a `CaptureFileError`; anything else (what `body` threw) unchanged.
+    @usableFromInline
+    func readError(_ error: any Error) -> any Error {
+        guard let errno = error as? Errno else { return error }
+        return CaptureFileError(path: path, reason: Self.describe(errno))
     }
 
     static func describe(_ error: any Error) -> String {

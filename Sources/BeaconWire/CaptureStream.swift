@@ -3,6 +3,12 @@
 public struct RecordPosition: Equatable, Sendable {
     public var frame: Int
     public var endOffset: Int
+
+    @inlinable
+    public init(frame: Int, endOffset: Int) {
+        self.frame = frame
+        self.endOffset = endOffset
+    }
 }
 
 public enum CaptureStreamError: Error {
@@ -25,15 +31,17 @@ public final class CaptureStream<Source: ByteSource> {
     public static var defaultCapacity: Int { 65_536 }
     static var maxCapacity: Int { maxCaptureRecordLength + 65_536 }
 
-    private var source: Source
+    // Internal but visible to inlined code: `forEachRecord` is inlined into its callers so that the whole
+    // record loop, framer and decoder included, is compiled as one specialised loop there.
+    @usableFromInline var source: Source
     // Only this class touches these, from one thread at a time (it is not Sendable); the runtime exclusivity
     // checks Swift adds to class properties would otherwise cost more than decoding a record.
-    @exclusivity(unchecked) private var buffer: UnsafeMutableRawBufferPointer
-    @exclusivity(unchecked) private var start = 0
-    @exclusivity(unchecked) private var end = 0
+    @exclusivity(unchecked) @usableFromInline var buffer: UnsafeMutableRawBufferPointer
+    @exclusivity(unchecked) @usableFromInline var start = 0
+    @exclusivity(unchecked) @usableFromInline var end = 0
     /// The file offset of `buffer[0]`.
-    @exclusivity(unchecked) private var bufferOffset = 0
-    @exclusivity(unchecked) private var sourceAtEnd = false
+    @exclusivity(unchecked) @usableFromInline var bufferOffset = 0
+    @exclusivity(unchecked) @usableFromInline var sourceAtEnd = false
 
     public init(source: Source, capacity: Int = CaptureStream.defaultCapacity) throws(CaptureStreamError) {
         self.source = source
@@ -56,6 +64,7 @@ public final class CaptureStream<Source: ByteSource> {
 
     /// Calls `body` with every record in order. The record borrows the stream's buffer: copy what you
     /// need before returning. Throws only what `body` or the source throws.
+    @inlinable
     public func forEachRecord(_ body: (CaptureRecord, RecordPosition) throws -> Void) throws {
         switch format {
         case .pcap:
@@ -74,8 +83,8 @@ public final class CaptureStream<Source: ByteSource> {
     }
 
     // Inlined into each case of `forEachRecord` so every framer gets its own specialised loop.
-    @inline(__always)
-    private func drive<Framer: CaptureFramer>(_ framer: inout Framer, _ body: (CaptureRecord, RecordPosition) throws -> Void) throws {
+    @inlinable @inline(__always)
+    func drive<Framer: CaptureFramer>(_ framer: inout Framer, _ body: (CaptureRecord, RecordPosition) throws -> Void) throws {
         var frame = 0
         while !(start == end && sourceAtEnd) {
             let window = UnsafeMutableRawBufferPointer(rebasing: buffer[start..<end])
@@ -91,8 +100,7 @@ public final class CaptureStream<Source: ByteSource> {
             case .dropped(let reason, let consumed):
                 guard consumed > 0 else { return stop(.corruptRecord) }
                 frame += 1
-                counters.records += 1
-                counters.drop(reason)
+                countDroppedRecord(reason)
                 try discard(consumed)
             case .needMore(let wanted):
                 if sourceAtEnd { return stop(.truncatedRecord) }
@@ -104,13 +112,21 @@ public final class CaptureStream<Source: ByteSource> {
         }
     }
 
-    private func stop(_ reason: DropReason) {
+    @usableFromInline
+    func stop(_ reason: DropReason) {
+        counters.drop(reason)
+    }
+
+    @usableFromInline
+    func countDroppedRecord(_ reason: DropReason) {
+        counters.records += 1
         counters.drop(reason)
     }
 
     /// Makes the window hold at least `wanted` bytes, unless the source ends first. False when a record
     /// would need more buffer than beacond allows.
-    private func fill(atLeast wanted: Int) throws -> Bool {
+    @usableFromInline
+    func fill(atLeast wanted: Int) throws -> Bool {
         if wanted > buffer.count {
             guard wanted <= Self.maxCapacity else { return false }
             let larger = UnsafeMutableRawBufferPointer.allocate(byteCount: min(Self.maxCapacity, max(wanted, buffer.count * 2)), alignment: 16)
@@ -132,7 +148,8 @@ public final class CaptureStream<Source: ByteSource> {
     }
 
     /// Consumes `count` bytes, reading and throwing away whatever part of them is not buffered yet.
-    private func discard(_ count: Int) throws {
+    @usableFromInline
+    func discard(_ count: Int) throws {
         if count <= end - start {
             start += count
             return

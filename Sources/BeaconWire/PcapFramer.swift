@@ -4,11 +4,11 @@
 /// (`A1B2C3D4`) or nanoseconds (`A1B23C4D`).
 public struct PcapFramer: CaptureFramer {
     static let fileHeaderLength = 24
-    static let recordHeaderLength = 16
+    @usableFromInline static let recordHeaderLength = 16
 
-    private var order: ByteOrder?
-    private var nanosecondTimestamps = false
-    private var link = LinkHeader.unsupported(0)
+    @usableFromInline var order: ByteOrder?
+    @usableFromInline var nanosecondTimestamps = false
+    @usableFromInline var link = LinkHeader.unsupported(0)
 
     public init() {}
 
@@ -23,7 +23,7 @@ public struct PcapFramer: CaptureFramer {
         }
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     public mutating func next(_ window: UnsafeMutableRawBufferPointer, atEnd: Bool) -> FrameStep {
         guard let order else {
             var reader = ByteReader(UnsafeRawBufferPointer(window))
@@ -46,13 +46,14 @@ public struct PcapFramer: CaptureFramer {
         return .record(CaptureRecord(time: CaptureTime(nanosecondsSinceEpoch: nanoseconds), link: link, payload: payload), consumed: consumed)
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     static func word(_ bytes: UnsafeRawPointer, _ offset: Int, _ order: ByteOrder) -> UInt32 {
         let raw = bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)
         return order == .little ? UInt32(littleEndian: raw) : UInt32(bigEndian: raw)
     }
 
-    private mutating func readFileHeader(_ reader: inout ByteReader) -> FrameStep {
+    @usableFromInline
+    mutating func readFileHeader(_ reader: inout ByteReader) -> FrameStep {
         guard reader.remaining >= Self.fileHeaderLength else { return .needMore(Self.fileHeaderLength) }
         guard let (order, nanoseconds) = Self.magic(reader.u32(.little)!) else { return .corrupt(.corruptRecord) }
         _ = reader.skip(16)  // version, time zone, sigfigs, snapshot length
