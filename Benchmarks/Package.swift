@@ -49,5 +49,13 @@ let package = Package(
                 .product(name: "BeaconEngine", package: root),
             ]
         ),
+        // Committing sightings to the SQLite outbox against write(2) + fsync(2) of the same bytes.
+        .executableTarget(
+            name: "OutboxBenchmark",
+            dependencies: [
+                .product(name: "BeaconEngine", package: root),
+                .product(name: "BeaconOutbox", package: root),
+            ]
+        ),
     ]
 )

@@ -16,13 +16,39 @@ public struct AdvertLine: Sendable {
     /// `--format jsonl`: exactly the keys frame, time, adapter, addr, addrType, uuid, major, minor, power,
     /// rssi. Every value is a number, null or a string of hex digits and punctuation, so nothing needs escaping.
     public var json: String {
-        var text = "{\"frame\":\(frame)"
-        text += ",\"time\":" + (advert.time.map { "\"\($0.iso8601)\"" } ?? "null")
-        text += ",\"adapter\":" + (advert.adapter.map { String($0) } ?? "null")
-        text += ",\"addr\":\"\(advert.address)\",\"addrType\":\"\(advert.addressType.name)\""
-        text += ",\"uuid\":\"\(beacon.uuid)\",\"major\":\(beacon.major),\"minor\":\(beacon.minor)"
-        text += ",\"power\":\(beacon.measuredPower),\"rssi\":" + (advert.rssi.map { String($0) } ?? "null")
-        return text + "}\n"
+        var text: [UInt8] = []
+        appendJSON(to: &text)
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// The JSON line, written straight into the output bytes (a replay writes one per iBeacon).
+    public func appendJSON(to text: inout [UInt8]) {
+        text.appendASCII("{\"frame\":")
+        text.appendDecimal(Int64(frame))
+        text.appendASCII(",\"time\":")
+        if let time = advert.time {
+            text.append(UInt8(ascii: "\""))
+            time.appendISO8601(to: &text)
+            text.append(UInt8(ascii: "\""))
+        } else {
+            text.appendASCII("null")
+        }
+        text.appendASCII(",\"adapter\":")
+        if let adapter = advert.adapter { text.appendDecimal(Int64(adapter)) } else { text.appendASCII("null") }
+        text.appendASCII(",\"addr\":\"")
+        advert.address.append(to: &text)
+        text.appendASCII(advert.addressType == .public ? "\",\"addrType\":\"public\"" : "\",\"addrType\":\"random\"")
+        text.appendASCII(",\"uuid\":\"")
+        beacon.uuid.append(to: &text)
+        text.appendASCII("\",\"major\":")
+        text.appendDecimal(Int64(beacon.major))
+        text.appendASCII(",\"minor\":")
+        text.appendDecimal(Int64(beacon.minor))
+        text.appendASCII(",\"power\":")
+        text.appendDecimal(Int64(beacon.measuredPower))
+        text.appendASCII(",\"rssi\":")
+        if let rssi = advert.rssi { text.appendDecimal(Int64(rssi)) } else { text.appendASCII("null") }
+        text.appendASCII("}\n")
     }
 }
 

@@ -17,6 +17,12 @@ public struct OutputBuffer {
         if pending.count >= flushThreshold { try flush() }
     }
 
+    /// Lets `append` write bytes straight into the buffer, with no `String` in between.
+    public mutating func write(_ append: (inout [UInt8]) -> Void) throws {
+        append(&pending)
+        if pending.count >= flushThreshold { try flush() }
+    }
+
     public mutating func flush() throws {
         guard !pending.isEmpty else { return }
         try pending.withUnsafeBytes { _ = try descriptor.writeAll($0) }

@@ -149,7 +149,11 @@ public struct Replay {
                     guard let line = AdvertLine(frame: position.frame, advert: advert),
                         regions.isEmpty || regions.contains(where: { $0.contains(line.beacon) })
                     else { return }
-                    try output.write(format == .jsonl ? line.json : table.rows(for: line))
+                    if format == .jsonl {
+                        try output.write(line.appendJSON)
+                    } else {
+                        try output.write(table.rows(for: line))
+                    }
                 })
         }
         return total

@@ -27,7 +27,8 @@ public struct CaptureService: Service {
                 await source.waitUntilStopped()
                 throw Failed(description: "capture failed: \(snapshot.lastError ?? "unknown error")")
             }
-            try? await Task.sleep(for: .milliseconds(100))
+            // Two wake-ups a second (failure is rare), cut short by a graceful shutdown.
+            _ = try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .milliseconds(500)) }
         }
         source.stop()
         await source.waitUntilStopped()

@@ -31,7 +31,8 @@ public struct HealthService: Service {
                 lastStatus = status
             }
             if !fields.isEmpty { notifier?.notify(fields) }
-            try? await Task.sleep(for: interval)
+            // Woken early by a graceful shutdown, so a stop does not wait out the interval.
+            _ = try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
         }
         notifier?.notify(["STOPPING=1", "STATUS=stopping: draining the ring and committing the outbox"])
     }

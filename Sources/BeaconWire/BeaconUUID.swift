@@ -27,13 +27,18 @@ public struct BeaconUUID: Hashable, Sendable, CustomStringConvertible {
 
     /// Canonical form: upper case, 8-4-4-4-12.
     public var description: String {
-        var text = ""
+        var text: [UInt8] = []
         text.reserveCapacity(36)
+        append(to: &text)
+        return String(asciiBytes: text)
+    }
+
+    /// The canonical form, appended as bytes.
+    public func append(to text: inout [UInt8]) {
         for index in 0..<16 {
-            if index == 4 || index == 6 || index == 8 || index == 10 { text.append("-") }
-            appendHexByte(UInt8(truncatingIfNeeded: rawValue >> UInt128(8 * (15 - index))), to: &text)
+            if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
+            text.appendHexByte(UInt8(truncatingIfNeeded: rawValue >> UInt128(8 * (15 - index))))
         }
-        return text
     }
 }
 

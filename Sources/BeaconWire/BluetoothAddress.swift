@@ -25,13 +25,18 @@ public struct BluetoothAddress: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        var text = ""
+        var text: [UInt8] = []
         text.reserveCapacity(17)
+        append(to: &text)
+        return String(asciiBytes: text)
+    }
+
+    /// `AA:BB:CC:DD:EE:FF`, most significant byte first.
+    public func append(to text: inout [UInt8]) {
         for shift in stride(from: 40, through: 0, by: -8) {
-            appendHexByte(UInt8(truncatingIfNeeded: rawValue >> UInt64(shift)), to: &text)
-            if shift > 0 { text.append(":") }
+            text.appendHexByte(UInt8(truncatingIfNeeded: rawValue >> UInt64(shift)))
+            if shift > 0 { text.append(UInt8(ascii: ":")) }
         }
-        return text
     }
 }
 
@@ -49,13 +54,4 @@ public enum AddressType: UInt8, Sendable {
     }
 
     public var name: String { self == .public ? "public" : "random" }
-}
-
-@usableFromInline
-func appendHexByte(_ byte: UInt8, to text: inout String) {
-    let digits: StaticString = "0123456789ABCDEF"
-    digits.withUTF8Buffer { hex in
-        text.unicodeScalars.append(Unicode.Scalar(hex[Int(byte >> 4)]))
-        text.unicodeScalars.append(Unicode.Scalar(hex[Int(byte & 0x0F)]))
-    }
 }

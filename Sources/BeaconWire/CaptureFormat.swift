@@ -29,9 +29,9 @@ public enum CaptureFormat: String, CaseIterable, Sendable {
         }
         if looksLikeText, HexTextFramer.firstLineLooksLikePacket(prefix) { return .format(.hexText) }
         let shown = prefix.prefix(8).map { byte -> String in
-            var text = ""
-            appendHexByte(byte, to: &text)
-            return text
+            var text: [UInt8] = []
+            text.appendHexByte(byte)
+            return String(asciiBytes: text)
         }
         return .unknown(firstBytes: shown.joined(separator: " "))
     }

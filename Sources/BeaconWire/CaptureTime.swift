@@ -22,11 +22,29 @@ extension CaptureTime {
     /// ISO 8601 in UTC with fractional seconds: `2021-03-04T05:06:07.123456Z`.
     /// Six fraction digits, nine where the capture has sub-microsecond precision.
     public var iso8601: String {
+        var text: [UInt8] = []
+        text.reserveCapacity(30)
+        appendISO8601(to: &text)
+        return String(asciiBytes: text)
+    }
+
+    /// `iso8601`, appended as bytes.
+    public func appendISO8601(to text: inout [UInt8]) {
         let civil = CivilTime(self)
-        var text = civil.date
-        text += "T"
-        text += civil.clock
-        return text + "Z"
+        civil.appendDate(to: &text)
+        text.append(UInt8(ascii: "T"))
+        text.appendDecimal(civil.hour, width: 2)
+        text.append(UInt8(ascii: ":"))
+        text.appendDecimal(civil.minute, width: 2)
+        text.append(UInt8(ascii: ":"))
+        text.appendDecimal(civil.second, width: 2)
+        text.append(UInt8(ascii: "."))
+        if civil.nanosecond % 1_000 == 0 {
+            text.appendDecimal(civil.nanosecond / 1_000, width: 6)
+        } else {
+            text.appendDecimal(civil.nanosecond, width: 9)
+        }
+        text.append(UInt8(ascii: "Z"))
     }
 
     /// `2021-03-04`, the UTC date.
@@ -35,7 +53,15 @@ extension CaptureTime {
     /// `05:06:07.123`, the UTC time of day to the millisecond (for people).
     public var clockMilliseconds: String {
         let civil = CivilTime(self)
-        return pad(civil.hour, 2) + ":" + pad(civil.minute, 2) + ":" + pad(civil.second, 2) + "." + pad(civil.nanosecond / 1_000_000, 3)
+        var text: [UInt8] = []
+        text.appendDecimal(civil.hour, width: 2)
+        text.append(UInt8(ascii: ":"))
+        text.appendDecimal(civil.minute, width: 2)
+        text.append(UInt8(ascii: ":"))
+        text.appendDecimal(civil.second, width: 2)
+        text.append(UInt8(ascii: "."))
+        text.appendDecimal(civil.nanosecond / 1_000_000, width: 3)
+        return String(asciiBytes: text)
     }
 }
 
@@ -68,11 +94,18 @@ struct CivilTime {
         nanosecond = fraction
     }
 
-    var date: String { pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) }
+    var date: String {
+        var text: [UInt8] = []
+        appendDate(to: &text)
+        return String(asciiBytes: text)
+    }
 
-    var clock: String {
-        let fraction = nanosecond % 1_000 == 0 ? pad(nanosecond / 1_000, 6) : pad(nanosecond, 9)
-        return pad(hour, 2) + ":" + pad(minute, 2) + ":" + pad(second, 2) + "." + fraction
+    func appendDate(to text: inout [UInt8]) {
+        text.appendDecimal(year, width: 4)
+        text.append(UInt8(ascii: "-"))
+        text.appendDecimal(month, width: 2)
+        text.append(UInt8(ascii: "-"))
+        text.appendDecimal(day, width: 2)
     }
 
     /// Days since 1970-01-01 of a civil date (the inverse of the above), for parsing text timestamps.
@@ -84,10 +117,4 @@ struct CivilTime {
         let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
         return era * 146_097 + dayOfEra - 719_468
     }
-}
-
-func pad(_ value: Int64, _ width: Int) -> String {
-    let digits = String(value.magnitude)
-    let sign = value < 0 ? "-" : ""
-    return sign + String(repeating: "0", count: max(0, width - digits.count)) + digits
 }

@@ -2,6 +2,22 @@ import BeaconWire
 import Testing
 
 @Suite struct ValueFormatTests {
+    @Test(arguments: [
+        (Int64(0), 1, "0"), (7, 2, "07"), (-5, 4, "-0005"), (123_456, 3, "123456"), (-42, 1, "-42"),
+        (.max, 1, "9223372036854775807"), (.min, 1, "-9223372036854775808"), (999, 6, "000999"),
+    ])
+    func decimalsMatchTheStandardLibrary(_ value: Int64, _ width: Int, _ expected: String) {
+        var bytes: [UInt8] = Array("x".utf8)
+        bytes.appendDecimal(value, width: width)
+        #expect(String(decoding: bytes, as: UTF8.self) == "x" + expected)
+    }
+
+    @Test func hexBytesAreUpperCase() {
+        var bytes: [UInt8] = []
+        for byte: UInt8 in [0x00, 0x0A, 0xF0, 0xFF] { bytes.appendHexByte(byte) }
+        #expect(String(decoding: bytes, as: UTF8.self) == "000AF0FF")
+    }
+
     @Test func uuidRoundTripsInCanonicalUpperCase() throws {
         let uuid = try #require(BeaconUUID("21eecf71-d5c7-4a00-9b90-27c94b5146ea"))
         #expect(uuid.description == "21EECF71-D5C7-4A00-9B90-27C94B5146EA")
