@@ -23,7 +23,8 @@ public final class SystemdNotifier: Sendable {
         }
     }
 
-    /// Sends the fields; failures are returned, not thrown, since a lost notification must not stop the daemon.
+    /// Sends the fields without blocking; failures (including a full socket) are returned, not thrown, since a
+    /// lost notification must not stop the daemon.
     @discardableResult
     public func notify(_ fields: [String]) -> Bool {
         let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -32,7 +33,10 @@ public final class SystemdNotifier: Sendable {
         // A STATUS= value with a newline would start a new field; keep each on its line.
         let message = Array(fields.map { $0.replacingNewlines() }.joined(separator: "\n").utf8)
         let sent = UnixSocket.withAddress(path) { address, length in
-            message.withUnsafeBytes { sendto(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL), address, length) }
+            // Never wait for the reader: a manager that stops reading (a stuck systemd, a test harness) would
+            // otherwise block the thread that called, and with it the daemon's other services. A message that
+            // does not fit now is dropped; the next ping or status line carries the news.
+            message.withUnsafeBytes { sendto(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT), address, length) }
         }
         return sent == message.count
     }
