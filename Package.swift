@@ -12,6 +12,8 @@ let package = Package(
         .library(name: "BeaconCapture", targets: ["BeaconCapture"]),
         .library(name: "BeaconEngine", targets: ["BeaconEngine"]),
         .library(name: "BeaconOutbox", targets: ["BeaconOutbox"]),
+        // For the nested Fuzz package: the configuration and control-protocol parsers.
+        .library(name: "BeaconDaemon", targets: ["BeaconDaemon"]),
     ],
     dependencies: [
         // The command line: subcommands, --help, validation errors.
