@@ -53,7 +53,7 @@ public struct ByteReader {
         guard remaining >= size else { return nil }
         let raw = bytes.loadUnaligned(fromByteOffset: offset, as: T.self)
         offset += size
-        return order == .little ? T(littleEndian: raw) : T(bigEndian: raw)
+        return order.value(raw)
     }
 }
 
@@ -61,4 +61,8 @@ public enum ByteOrder: Sendable {
     case little, big
 
     @inlinable public var swapped: ByteOrder { self == .little ? .big : .little }
+
+    /// The integer whose bytes, stored in this order, were loaded as `raw`.
+    @inlinable @inline(__always)
+    public func value<T: FixedWidthInteger>(_ raw: T) -> T { self == .little ? T(littleEndian: raw) : T(bigEndian: raw) }
 }

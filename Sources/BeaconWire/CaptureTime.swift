@@ -33,11 +33,7 @@ extension CaptureTime {
         let civil = CivilTime(self)
         civil.appendDate(to: &text)
         text.append(UInt8(ascii: "T"))
-        text.appendDecimal(civil.hour, width: 2)
-        text.append(UInt8(ascii: ":"))
-        text.appendDecimal(civil.minute, width: 2)
-        text.append(UInt8(ascii: ":"))
-        text.appendDecimal(civil.second, width: 2)
+        civil.appendClock(to: &text)
         text.append(UInt8(ascii: "."))
         if civil.nanosecond % 1_000 == 0 {
             text.appendDecimal(civil.nanosecond / 1_000, width: 6)
@@ -54,11 +50,7 @@ extension CaptureTime {
     public var clockMilliseconds: String {
         let civil = CivilTime(self)
         var text: [UInt8] = []
-        text.appendDecimal(civil.hour, width: 2)
-        text.append(UInt8(ascii: ":"))
-        text.appendDecimal(civil.minute, width: 2)
-        text.append(UInt8(ascii: ":"))
-        text.appendDecimal(civil.second, width: 2)
+        civil.appendClock(to: &text)
         text.append(UInt8(ascii: "."))
         text.appendDecimal(civil.nanosecond / 1_000_000, width: 3)
         return String(asciiBytes: text)
@@ -106,6 +98,15 @@ struct CivilTime {
         text.appendDecimal(month, width: 2)
         text.append(UInt8(ascii: "-"))
         text.appendDecimal(day, width: 2)
+    }
+
+    /// `05:06:07`: hours, minutes and whole seconds.
+    func appendClock(to text: inout [UInt8]) {
+        text.appendDecimal(hour, width: 2)
+        text.append(UInt8(ascii: ":"))
+        text.appendDecimal(minute, width: 2)
+        text.append(UInt8(ascii: ":"))
+        text.appendDecimal(second, width: 2)
     }
 
     /// Days since 1970-01-01 of a civil date (the inverse of the above), for parsing text timestamps.

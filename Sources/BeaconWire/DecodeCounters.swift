@@ -82,14 +82,8 @@ public struct DropCounts: Equatable, Sendable {
         set { withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: newValue, toByteOffset: reason.rawValue * 8, as: UInt64.self) } }
     }
 
-    /// Adds one in place. (`self[reason] += 1` would copy the whole tuple out and back for every advert.)
     @inlinable @inline(__always)
-    public mutating func increment(_ reason: DropReason) {
-        withUnsafeMutableBytes(of: &storage) { counts in
-            let offset = reason.rawValue * 8
-            counts.storeBytes(of: counts.load(fromByteOffset: offset, as: UInt64.self) &+ 1, toByteOffset: offset, as: UInt64.self)
-        }
-    }
+    public mutating func increment(_ reason: DropReason) { addOne(to: &storage, at: reason.rawValue) }
 
     public static func == (lhs: Self, rhs: Self) -> Bool {
         DropReason.allCases.allSatisfy { lhs[$0] == rhs[$0] }
@@ -108,16 +102,20 @@ public struct KindCounts: Equatable, Sendable {
         set { withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: newValue, toByteOffset: Int(kind.rawValue) * 8, as: UInt64.self) } }
     }
 
-    /// Adds one in place, as `DropCounts.increment` does.
     @inlinable @inline(__always)
-    public mutating func increment(_ kind: AdvertKind) {
-        withUnsafeMutableBytes(of: &storage) { counts in
-            let offset = Int(kind.rawValue) * 8
-            counts.storeBytes(of: counts.load(fromByteOffset: offset, as: UInt64.self) &+ 1, toByteOffset: offset, as: UInt64.self)
-        }
-    }
+    public mutating func increment(_ kind: AdvertKind) { addOne(to: &storage, at: Int(kind.rawValue)) }
 
     public static func == (lhs: Self, rhs: Self) -> Bool {
         AdvertKind.allCases.allSatisfy { lhs[$0] == rhs[$0] }
+    }
+}
+
+/// Adds one to the `index`th `UInt64` of a tuple of counters, in place: `counts[index] += 1` through a subscript
+/// would copy the whole tuple out and back for every advert.
+@inlinable @inline(__always)
+func addOne<Storage>(to storage: inout Storage, at index: Int) {
+    withUnsafeMutableBytes(of: &storage) { counts in
+        let offset = index * 8
+        counts.storeBytes(of: counts.load(fromByteOffset: offset, as: UInt64.self) &+ 1, toByteOffset: offset, as: UInt64.self)
     }
 }

@@ -48,8 +48,7 @@ public struct PcapFramer: CaptureFramer {
 
     @inlinable @inline(__always)
     static func word(_ bytes: UnsafeRawPointer, _ offset: Int, _ order: ByteOrder) -> UInt32 {
-        let raw = bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)
-        return order == .little ? UInt32(littleEndian: raw) : UInt32(bigEndian: raw)
+        order.value(bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
     }
 
     @usableFromInline
