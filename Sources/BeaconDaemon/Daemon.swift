@@ -3,6 +3,7 @@ import BeaconCapture
 public import BeaconEngine
 import BeaconOutbox
 import BeaconRegistry
+import BeaconWire
 import Foundation
 public import Logging
 import ServiceLifecycle
@@ -86,12 +87,7 @@ public struct Daemon: Sendable {
         } catch {
             throw StartError(description: "cannot create the state directory \(state): \(error.localizedDescription)", exitCode: 73)
         }
-        let outbox: Outbox
-        do {
-            outbox = try Outbox(path: state + "/outbox.sqlite", capacity: configuration.outboxCapacity)
-        } catch {
-            throw StartError(description: "\(error)", exitCode: 73)
-        }
+        let outbox = try openOutbox(path: state + "/outbox.sqlite", logger: logger)
         let capture = try makeCapture(logger: logger)
 
         let clients = HTTPClients()
@@ -152,6 +148,33 @@ public struct Daemon: Sendable {
                 "state.directory": "\(state)", "control.socket": "\(socketPath)",
             ])
         return Parts(services: services, capture: capture, clients: clients)
+    }
+
+    /// The outbox; a damaged one is moved aside (its sightings kept there for whoever looks) and a new one
+    /// started, since a daemon that refuses to start detects nothing. Any other failure ends the start.
+    private func openOutbox(path: String, logger: Logger) throws -> Outbox {
+        let capacity = configuration.outboxCapacity
+        do {
+            return try Outbox(path: path, capacity: capacity)
+        } catch where error.code == .damaged {
+            let movedTo: String
+            do {
+                movedTo = try DamagedFile.moveAside(
+                    path, companions: ["-wal", "-shm"], now: CaptureTime(nanosecondsSinceEpoch: SystemTime.wallMilliseconds() * 1_000_000))
+            } catch let moveError {
+                throw StartError(description: "\(error); cannot move it aside: \(moveError)", exitCode: 73)
+            }
+            logger.critical(
+                "outbox damaged; moved aside, starting with an empty one (its undelivered sightings are in the moved file)",
+                metadata: ["error": "\(error)", "outbox.movedTo": "\(movedTo)"])
+            do {
+                return try Outbox(path: path, capacity: capacity)
+            } catch {
+                throw StartError(description: "\(error)", exitCode: 73)
+            }
+        } catch {
+            throw StartError(description: "\(error)", exitCode: 73)
+        }
     }
 
     /// The replay, or the configured backend on the configured adapters.

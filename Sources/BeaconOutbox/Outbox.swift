@@ -27,11 +27,22 @@ public final class Outbox: Sendable {
             }
             configuration.busyMode = .timeout(5)
             pool = try DatabasePool(path: path, configuration: configuration)
+            // A truncated file opens without complaint and fails at some later write; check every page now,
+            // while the daemon can still move it aside and start clean.
+            let check = try pool.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check") }
+            guard check == ["ok"] else {
+                throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: check.prefix(3).joined(separator: "; "))
+            }
             try Self.migrator.migrate(pool)
+        } catch let error as DatabaseError where Self.damageCodes.contains(error.resultCode.primaryResultCode) {
+            throw OutboxError(.damaged, path: path, cause: error)
         } catch {
             throw OutboxError(.open, path: path, cause: error)
         }
     }
+
+    /// What SQLite says about a file that is not a database, or a malformed one.
+    private static let damageCodes: [ResultCode] = [.SQLITE_CORRUPT, .SQLITE_NOTADB]
 
     private static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()

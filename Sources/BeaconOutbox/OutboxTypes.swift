@@ -96,6 +96,8 @@ public struct DeadLetter: Hashable, Sendable {
 public struct OutboxError: Error, CustomStringConvertible {
     public enum Code: Sendable {
         case open, read, write
+        /// The file is not an SQLite database, or one SQLite finds malformed: truncated, overwritten.
+        case damaged
     }
     public var code: Code
     public var path: String
@@ -112,6 +114,7 @@ public struct OutboxError: Error, CustomStringConvertible {
         case .open: "cannot open the outbox"
         case .read: "cannot read the outbox"
         case .write: "cannot write the outbox"
+        case .damaged: "the outbox is damaged"
         }
         let detail = (cause as? DatabaseError).map { $0.message ?? "\($0.resultCode)" } ?? String(describing: cause)
         return "\(path): \(action): \(detail)"

@@ -55,7 +55,7 @@ public struct BikeCache: Sendable {
             throw RegistryError(.file, "\(error)")
         }
         guard let file = try? JSONDecoder().decode(File.self, from: Data(bytes)), file.version == 1 else {
-            throw RegistryError(.file, "\(path): not a beacond bike cache")
+            throw RegistryError(.damaged, "\(path): not a beacond bike cache (truncated, or not written by beacond)")
         }
         let entries = file.bikes.map {
             BikeList.Entry(

@@ -69,6 +69,19 @@ public final class MissingSetRefresher<C: Clock>: Sendable where C.Duration == D
                 "missing bikes loaded from the cache",
                 metadata: ["bikes.missing": "\(set.count)", "cache.fetchedAt": "\(contents.fetchedAt)"])
             return true
+        } catch where error.code == .damaged {
+            // Moved aside rather than left: the next good list is written in its place, and the bytes are kept.
+            do {
+                let movedTo = try DamagedFile.moveAside(cache.path, now: CaptureTime(nanosecondsSinceEpoch: wallClock() * 1_000_000))
+                logger.error(
+                    "bike cache damaged; moved aside, starting without it",
+                    metadata: ["error": "\(error)", "cache.movedTo": "\(movedTo)"])
+            } catch let moveError {
+                logger.error(
+                    "bike cache damaged and cannot be moved aside; starting without it",
+                    metadata: ["error": "\(error)", "move.error": "\(moveError)"])
+            }
+            return false
         } catch {
             logger.error("bike cache unusable; starting without it", metadata: ["error": "\(error)"])
             return false

@@ -39,6 +39,8 @@ public struct RegistryError: Error, Hashable, Sendable, CustomStringConvertible 
         case badAnswer
         /// The embedded registry's file could not be read.
         case file
+        /// A state file (the bike cache) holds something beacond did not write: truncated, or not JSON.
+        case damaged
     }
     public var code: Code
     public var message: String

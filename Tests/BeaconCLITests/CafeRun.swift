@@ -1,0 +1,60 @@
+import BeaconDaemon
+import BeaconTestSupport
+import Foundation
+import RegistryTestServer
+import Testing
+
+/// `beacond run` on the café capture against a registry on loopback, for the tests that hurt it: the
+/// arguments, a start in the background, its status, and the sightings the capture must cause.
+struct CafeRun {
+    static let capture = DaemonEndToEndTests.capture
+    static let bikes = DaemonEndToEndTests.bikes
+
+    let directory: TemporaryDirectory
+    let registry: RegistryServer
+    var state: String { directory.file("state") }
+    var socket: String { directory.file("control.sock") }
+
+    /// A registry serving the café's bikes, and a directory for the state, the socket and the logs.
+    static func start(_ label: String) async throws -> CafeRun {
+        let registry = RegistryServer()
+        try await registry.start()
+        registry.setBikes(try String(contentsOfFile: bikes, encoding: .utf8))
+        return CafeRun(directory: try TemporaryDirectory(label), registry: registry)
+    }
+
+    func stop() async {
+        await registry.stop()
+        directory.remove()
+    }
+
+    /// `beacond run` replaying the café capture as fast as it goes (the same sightings every time, ids included).
+    func arguments(state: String? = nil) throws -> [String] {
+        [
+            "run", "--replay", Self.capture, "--speed", "0", "--registry", registry.baseURL, "--state-dir", state ?? self.state,
+            "--control-socket", socket, "--station-id", "e2e-station", "--config", try DaemonEndToEndTests.emptyConfig(in: directory),
+        ]
+    }
+
+    func launch(_ extra: [String] = [], state: String? = nil, name: String) throws -> DaemonProcess {
+        try DaemonProcess(try arguments(state: state) + extra, logDirectory: directory.path, name: name)
+    }
+
+    func status() -> StatusReport? { try? DaemonEndToEndTests.status(socket: socket) }
+
+    /// Polls `status` until `condition` holds; the last report, or nil when the time ran out.
+    func waitForStatus(seconds: Double, _ condition: (StatusReport) -> Bool) async -> StatusReport? {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if let report = status(), condition(report) { return report }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        return nil
+    }
+
+    /// The capture's sightings in the order the engine makes them, from `beacond replay --missing`.
+    static func expectedSightings() throws -> [(id: String, event: String)] {
+        let run = try BeacondRun(["replay", "--missing", bikes, "--station-id", "e2e-station", "--format", "jsonl", capture])
+        return try run.jsonLines.map { ($0["sightingId"] as! String, "\($0["kind"]!) \($0["bikeId"]!) \($0["firstSeen"]!)") }
+    }
+}

@@ -1,0 +1,57 @@
+import BeaconTestSupport
+import Foundation
+import RegistryTestServer
+import Testing
+
+/// A cache or an outbox that beacond cannot read at start (a power cut mid-write on a cheap SD card, a
+/// restore from a bad backup): each is moved aside with a log line naming where to, and the daemon starts.
+@Suite struct DamagedStateTests {
+    @Test func damagedCacheAndOutboxAreMovedAsideAndTheDaemonStarts() async throws {
+        let cafe = try await CafeRun.start("beacond-damaged")
+        defer { Task { await cafe.stop() } }
+        let expected = try CafeRun.expectedSightings()
+
+        // A first run leaves a bike cache and an outbox in the state directory.
+        let first = try cafe.launch(["--exit-when-drained"], name: "first")
+        #expect(await first.waitForExit(seconds: 60) == 0, "\(first.stderr)")
+        let cachePath = cafe.state + "/missing-bikes.json"
+        let outboxPath = cafe.state + "/outbox.sqlite"
+        let cache = try Data(contentsOf: URL(fileURLWithPath: cachePath))
+
+        // The cache cut in half; the outbox overwritten with bytes that are not a database.
+        try cache.prefix(cache.count / 2).write(to: URL(fileURLWithPath: cachePath))
+        let garbage = Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 7919 >> 3) })
+        try garbage.write(to: URL(fileURLWithPath: outboxPath))
+        let second = try cafe.launch(["--exit-when-drained"], name: "second")
+        #expect(await second.waitForExit(seconds: 60) == 0, "the daemon did not start and finish:\n\(second.stderr)")
+        let log = second.stderr
+        #expect(log.contains("outbox damaged; moved aside"), "\(log)")
+        #expect(log.contains("bike cache damaged; moved aside"), "\(log)")
+        let moved = try FileManager.default.contentsOfDirectory(atPath: cafe.state).filter { $0.contains(".damaged-") }
+        let movedOutbox = try #require(moved.first { $0.hasPrefix("outbox.sqlite.damaged-") && !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm") })
+        let movedCache = try #require(moved.first { $0.hasPrefix("missing-bikes.json.damaged-") })
+        #expect(log.contains(movedOutbox) && log.contains(movedCache), "the log names where each went")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: cafe.state + "/" + movedOutbox)) == garbage, "the damaged bytes are kept")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: cafe.state + "/" + movedCache)) == cache.prefix(cache.count / 2))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: cachePath)) != cache.prefix(cache.count / 2), "a good cache replaced it")
+
+        // A real outbox cut short, and one with two pages the card never wrote (zeros where the outbox and
+        // journal tables start). The second opens and even answers queries (with nothing), so only the page
+        // check at start finds it; without it the daemon would run on a database that fails hours later.
+        let outbox = try Data(contentsOf: URL(fileURLWithPath: outboxPath))
+        #expect(outbox.count >= 16 * 4096, "an outbox of \(outbox.count) bytes has fewer pages than this test zeroes")
+        var torn = outbox
+        for page in [4, 13] { torn.replaceSubrange((page - 1) * 4096..<page * 4096, with: Data(count: 4096)) }
+        for (name, damaged) in [("truncated", outbox.prefix(outbox.count / 2)), ("torn", torn)] {
+            try damaged.write(to: URL(fileURLWithPath: outboxPath))
+            let run = try cafe.launch(["--exit-when-drained"], name: name)
+            #expect(await run.waitForExit(seconds: 60) == 0, "\(name):\n\(run.stderr)")
+            #expect(run.stderr.contains("outbox damaged; moved aside"), "\(name):\n\(run.stderr)")
+        }
+
+        // The new outboxes forgot what was delivered, so the sightings went again, under the same ids: the
+        // registry, which keys on them, still holds each sighting once.
+        #expect(Set(cafe.registry.sightings.keys) == Set(expected.map(\.id)))
+        #expect(cafe.registry.posts.count == 4 * expected.count)
+    }
+}
