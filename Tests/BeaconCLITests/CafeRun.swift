@@ -55,6 +55,6 @@ struct CafeRun {
     /// The capture's sightings in the order the engine makes them, from `beacond replay --missing`.
     static func expectedSightings() throws -> [(id: String, event: String)] {
         let run = try BeacondRun(["replay", "--missing", bikes, "--station-id", "e2e-station", "--format", "jsonl", capture])
-        return try run.jsonLines.map { ($0["sightingId"] as! String, "\($0["kind"]!) \($0["bikeId"]!) \($0["firstSeen"]!)") }
+        return try run.jsonLines.map { ($0["sightingId"] as! String, "\($0["kind"]!) \($0["bikeId"]!) \($0["firstSeen"]!) \($0["lastSeen"]!)") }
     }
 }

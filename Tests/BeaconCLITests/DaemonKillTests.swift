@@ -1,0 +1,47 @@
+import BeaconTestSupport
+import Foundation
+import RegistryTestServer
+import Testing
+
+/// `beacond run` killed with SIGKILL fifty times at random moments (starting, replaying, committing,
+/// posting, backing off) while the registry fails a third of its requests; then one run to the end. Every
+/// sighting of the replay reaches the registry, each under the one id the capture gives it.
+@Suite struct DaemonKillTests {
+    @Test func killedFiftyTimesTheDaemonStillDeliversEverySightingUnderOneID() async throws {
+        let cafe = try await CafeRun.start("beacond-kill")
+        defer { Task { await cafe.stop() } }
+        cafe.registry.setFailureRate(1.0 / 3)
+        cafe.registry.setLatency(.milliseconds(10))  // keeps requests in flight when a kill comes
+        let expected = try CafeRun.expectedSightings()
+
+        var random = SystemRandomNumberGenerator()
+        var killedWhileRunning = 0
+        for life in 0..<50 {
+            let daemon = try cafe.launch(name: "life-\(life)")
+            // Half the kills early (start-up, the replay, the first commits), half later (posting, backoff).
+            let moment = life % 2 == 0 ? Int.random(in: 20...300, using: &random) : Int.random(in: 300...1500, using: &random)
+            try await Task.sleep(for: .milliseconds(moment))
+            if daemon.process.isRunning { killedWhileRunning += 1 }
+            kill(daemon.process.processIdentifier, SIGKILL)
+            daemon.process.waitUntilExit()
+        }
+        #expect(killedWhileRunning == 50)
+        let deliveredBeforeTheLastRun = cafe.registry.sightings.count
+        #expect(deliveredBeforeTheLastRun > 0, "no kill landed after a delivery; the test proves little")
+
+        let last = try cafe.launch(["--exit-when-drained"], name: "last")
+        #expect(await last.waitForExit(seconds: 120) == 0, "\(last.stderr)")
+
+        let posts = cafe.registry.posts
+        #expect(Set(cafe.registry.sightings.keys) == Set(expected.map(\.id)), "every sighting of the replay, no other")
+        #expect(posts.allSatisfy { $0.idempotencyKey == $0.body["sightingId"] })
+        // One id per event: the same enter, update or exit never arrived under two ids.
+        var idsByEvent: [String: Set<String>] = [:]
+        for post in posts {
+            idsByEvent["\(post.body["kind"]!) \(post.body["bikeId"]!) \(post.body["firstSeen"]!) \(post.body["lastSeen"]!)", default: []].insert(post.body["sightingId"]!)
+        }
+        #expect(idsByEvent.count == expected.count && idsByEvent.values.allSatisfy { $0.count == 1 }, "\(idsByEvent.filter { $0.value.count > 1 })")
+        // A sighting is posted again only when a kill fell between the registry's 2xx and the outbox's commit.
+        #expect(posts.count - expected.count <= 50, "\(posts.count) posts for \(expected.count) sightings")
+    }
+}
