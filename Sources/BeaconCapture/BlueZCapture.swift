@@ -47,7 +47,9 @@ public final class BlueZCapture {
     private let monitor: MonitorSocket?
     private let channels: [Channel]
     private var devices: [String: Device] = [:]
-    private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 2_048, alignment: 8)
+    /// Allocated once every other stored property is set: a throw after that runs `deinit`, which frees it,
+    /// where a throw before would leak it (LeakSanitizer found that when no bluetoothd was there).
+    private let buffer: UnsafeMutableRawBufferPointer
     private var roundTime: Int64
     /// The monitor channel (first, when there is one) and the bus, for poll(2); built once.
     private var pollers: [pollfd] = []
@@ -76,6 +78,7 @@ public final class BlueZCapture {
             channels.append(Channel(name: adapter, scan: BlueZScan(index: index, regions: regions), policy: settings.recovery, now: roundTime))
         }
         self.channels = channels
+        buffer = .allocate(byteCount: 2_048, alignment: 8)
         if let monitor { pollers.append(pollfd(fd: monitor.descriptor, events: Int16(POLLIN), revents: 0)) }
         if let fd = bus.fileDescriptor { pollers.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
         do {

@@ -69,7 +69,8 @@ public final class HCICapture {
     private let onReport: (Report) -> Void
     private let openManagement: () throws(HCIError) -> MgmtSocket
     private let rfkillPath: String
-    private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1_024, alignment: 8)
+    /// Allocated last in each initialiser (see `BlueZCapture.buffer`), so a failed open cannot leak it.
+    private let buffer: UnsafeMutableRawBufferPointer
     private var pollers: [pollfd] = []
     private var polled: [Channel] = []
     /// Monotonic time of the current poll round: one clock read per round, not per advert.
@@ -89,6 +90,7 @@ public final class HCICapture {
             channels.append(Channel(name: adapter, open: open, policy: settings.recovery, now: roundTime))
         }
         self.channels = channels
+        buffer = .allocate(byteCount: 1_024, alignment: 8)
         rebuildPollers()
     }
 
@@ -111,6 +113,7 @@ public final class HCICapture {
         channels = sockets.map { socket in
             Channel(name: socket.name, open: Self.prepare(socket, settings, openManagement, rfkillPath), policy: settings.recovery, now: now)
         }
+        buffer = .allocate(byteCount: 1_024, alignment: 8)
         rebuildPollers()
     }
 

@@ -143,11 +143,11 @@ public final class MissingSetRefresher<C: Clock>: Sendable where C.Duration == D
 
     /// Refreshes until cancelled.
     public func run() async {
-        var random = SystemRandomNumberGenerator()
         while !Task.isCancelled {
             let succeeded = await refreshOnce()
             let delay = state.withLock { state in
-                succeeded ? jittered(interval, fraction: jitter, using: &random) : state.backoff.next(using: &random)
+                var random = SystemRandomNumberGenerator()  // stateless; see SightingPoster.run
+                return succeeded ? jittered(interval, fraction: jitter, using: &random) : state.backoff.next(using: &random)
             }
             let next = wallClock() + delay.nanoseconds / 1_000_000
             state.withLock { $0.status.nextRefresh = next }

@@ -47,7 +47,6 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
 
     /// Runs until cancelled. `idlePoll` bounds how long an empty outbox waits without a nudge.
     public func run(idlePoll: Duration = .seconds(5)) async {
-        var random = SystemRandomNumberGenerator()
         while !Task.isCancelled {
             let entry: OutboxEntry?
             do {
@@ -76,6 +75,9 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
                 case .retry(let reason, let retryAfter):
                     try outbox.markAttempt(entry, error: reason)
                     let delay = state.withLock { state in
+                        // The generator is stateless; one per draw keeps an async function's local out of the
+                        // lock's closure, an inout capture ThreadSanitizer's runtime cannot follow (it crashed).
+                        var random = SystemRandomNumberGenerator()
                         state.retries += 1
                         state.lastError = reason
                         return max(state.backoff.next(using: &random), retryAfter ?? .zero)

@@ -34,6 +34,7 @@ final class DaemonProcess {
             process.waitUntilExit()
             return nil
         }
+        process.waitUntilExit()  // lets Foundation finish with the child, so the Process can be freed
         return process.terminationStatus
     }
 

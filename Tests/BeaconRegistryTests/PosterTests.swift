@@ -42,7 +42,7 @@ import Testing
         defer { Task { await server.stop() } }
         server.requireKey(secretKey)
         server.inject([
-            .status(500), .slow(.seconds(2)), .dropConnection, .status(503), .retryAfter(seconds: 0), .status(408),
+            .status(500), .slow(.seconds(5)), .dropConnection, .status(503), .retryAfter(seconds: 0), .status(408),
             .garbage, .status(502),
         ])
         let sightings = makeSightings(10)

@@ -57,7 +57,7 @@ import Testing
             #expect(await rig.refresher.refreshOnce(), "a 304 is a success")
             #expect(server.requests.last?.query == "missing=true&key=\(secretKey)")
             // Each bad answer is an error, and the set stays.
-            server.inject([.garbage, .oversized(bytes: 100_000), .status(500), .status(401), .slow(.seconds(2)), .dropConnection])
+            server.inject([.garbage, .oversized(bytes: 100_000), .status(500), .status(401), .slow(.seconds(5)), .dropConnection])
             for expected in ["not valid JSON", "larger than", "HTTP 500", "HTTP 401", "timed out", "connection"] {
                 #expect(await rig.refresher.refreshOnce() == false)
                 let error = rig.refresher.status.lastError ?? ""
