@@ -24,8 +24,14 @@ public final class Outbox: Sendable {
                 // WAL (DatabasePool's default) plus a full sync at each commit: a committed sighting survives a
                 // power cut, not only a crash. Sightings are rare, so the cost does not matter.
                 try db.execute(sql: "PRAGMA synchronous = FULL")
+                // 512 KiB of page cache per connection instead of SQLite's 2 MiB: the queue is small and touched a
+                // few times a minute, and on a Pi the memory is worth more than the odd page read.
+                try db.execute(sql: "PRAGMA cache_size = -512")
             }
             configuration.busyMode = .timeout(5)
+            // One reader beside the writer: the poster's and status's reads take microseconds, and a fixed number
+            // of connections keeps memory and descriptors flat (the soak saw a second reader open after minutes).
+            configuration.maximumReaderCount = 1
             pool = try DatabasePool(path: path, configuration: configuration)
             // A truncated file opens without complaint and fails at some later write; check every page now,
             // while the daemon can still move it aside and start clean.
