@@ -51,13 +51,13 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         try await withRefresher(server, directory: directory) { rig in
-            #expect(await rig.refresher.refreshOnce())
+            #expect(await rig.refresher.refreshOnce(), "\(rig.refresher.status.lastError ?? "")")
             #expect(rig.mailbox.latest.count == 1 && rig.mailbox.latest.contains(region: 0, major: 1, minor: 7))
             #expect(rig.refresher.status.source == .registry && rig.refresher.status.missing == 1)
             #expect(await rig.refresher.refreshOnce(), "a 304 is a success")
             #expect(server.requests.last?.query == "missing=true&key=\(secretKey)")
             // Each bad answer is an error, and the set stays.
-            server.inject([.garbage, .oversized(bytes: 100_000), .status(500), .status(401), .slow(.seconds(5)), .dropConnection])
+            server.inject([.garbage, .oversized(bytes: 100_000), .status(500), .status(401), .slow(.seconds(10)), .dropConnection])
             for expected in ["not valid JSON", "larger than", "HTTP 500", "HTTP 401", "timed out", "connection"] {
                 #expect(await rig.refresher.refreshOnce() == false)
                 let error = rig.refresher.status.lastError ?? ""

@@ -27,8 +27,8 @@ func milliseconds() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
 func httpConfiguration(_ server: RegistryServer, authentication: RegistryConfiguration.Authentication = .query) -> RegistryConfiguration {
     RegistryConfiguration(
         location: .http(base: server.baseURL), authentication: authentication, apiKey: APIKey(secretKey),
-        stationID: "cafe-1", latitude: 51.5, longitude: -0.12, connectTimeout: .seconds(2),
-        requestTimeout: .milliseconds(2500), maximumResponseBytes: 64 * 1024)
+        stationID: "cafe-1", latitude: 51.5, longitude: -0.12, connectTimeout: .seconds(5),
+        requestTimeout: .seconds(8), maximumResponseBytes: 64 * 1024)
 }
 
 /// A logger whose lines the test can read.
