@@ -118,13 +118,17 @@ import Testing
             backoff: Backoff(base: .milliseconds(50), cap: .milliseconds(400)), logger: logger, wallClock: milliseconds)
         try outbox.enqueue(items(makeSightings(2)), now: milliseconds())
         let task = Task { await poster.run() }
+        // Counted from the first failure, so a slow start (an instrumented build on a busy machine) does not
+        // eat the window: gaps of at least 25, 50, 100, then 200 ms allow at most 13 more in 2 s.
+        #expect(await eventually { poster.statistics.retries >= 1 })
+        let first = poster.statistics.retries
         try await Task.sleep(for: .seconds(2))
+        let attempts = poster.statistics.retries - first
         task.cancel()
         await task.value
         try await client.shutdown()
         #expect(try outbox.statistics().depth == 4, "nothing lost")
-        let attempts = poster.statistics.retries
-        #expect(attempts >= 3 && attempts <= 15, "backoff, not a storm: \(attempts) attempts in 2 s")
+        #expect(attempts >= 1 && attempts <= 13, "backoff, not a storm: \(attempts) more attempts in 2 s")
         #expect(poster.statistics.lastError?.contains("REDACTED") == true)
         #expect(!logText(handler).contains(secretKey))
     }
