@@ -53,7 +53,7 @@ public struct Daemon: Sendable {
             logger.critical("cannot start: \(error)")
             return 1
         }
-        defer { parts.shutdownClients() }
+        defer { parts.close(logger: logger) }
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: parts.services,
@@ -75,8 +75,17 @@ public struct Daemon: Sendable {
         var services: [ServiceGroupConfiguration.ServiceConfiguration]
         var capture: any CaptureSource
         var clients: HTTPClients
+        var outbox: Outbox
 
-        func shutdownClients() { clients.shutdown() }
+        /// Once every service has stopped: the HTTP client, then the outbox (checkpointed into one file).
+        func close(logger: Logger) {
+            clients.shutdown()
+            do {
+                try outbox.close()
+            } catch {
+                logger.warning("outbox not closed cleanly; SQLite recovers it at the next start", metadata: ["error": "\(error)"])
+            }
+        }
     }
 
     private func start(logger: Logger) async throws -> Parts {
@@ -147,7 +156,7 @@ public struct Daemon: Sendable {
                 "version": "\(beacondVersion)", "station.id": "\(configuration.stationID)", "registry": "\(registry.displayName)",
                 "state.directory": "\(state)", "control.socket": "\(socketPath)",
             ])
-        return Parts(services: services, capture: capture, clients: clients)
+        return Parts(services: services, capture: capture, clients: clients, outbox: outbox)
     }
 
     /// The outbox; a damaged one is moved aside (its sightings kept there for whoever looks) and a new one

@@ -276,6 +276,19 @@ public final class Outbox: Sendable {
         }
     }
 
+    /// Copies the write-ahead log into the database and empties it, then closes every connection, so a clean
+    /// stop leaves one self-contained file for backups and for the page check at the next start. Closing alone
+    /// does not: GRDB's readers are read-only, and the last connection to close only checkpoints if it may
+    /// write. Every call after this fails.
+    public func close() throws(OutboxError) {
+        do {
+            try pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+            try pool.close()
+        } catch {
+            throw OutboxError(.write, path: path, cause: error)
+        }
+    }
+
     private func write(_ body: @Sendable (Database) throws -> Void) throws(OutboxError) {
         do {
             try pool.write(body)

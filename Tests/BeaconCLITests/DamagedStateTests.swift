@@ -38,6 +38,9 @@ import Testing
         // A real outbox cut short, and one with two pages the card never wrote (zeros where the outbox and
         // journal tables start). The second opens and even answers queries (with nothing), so only the page
         // check at start finds it; without it the daemon would run on a database that fails hours later.
+        // A clean stop checkpoints the outbox into one file, so every page is in it and none in the `-wal`.
+        let wal = (try? FileManager.default.attributesOfItem(atPath: outboxPath + "-wal")[.size] as? Int) ?? 0
+        #expect(wal == 0, "the outbox was not checkpointed at the clean stop: \(wal) bytes in its -wal")
         let outbox = try Data(contentsOf: URL(fileURLWithPath: outboxPath))
         #expect(outbox.count >= 16 * 4096, "an outbox of \(outbox.count) bytes has fewer pages than this test zeroes")
         var torn = outbox
