@@ -10,13 +10,11 @@ import Testing
     @Test func aBacklogFromAWholeReplayDrainsInOrderWithBackoff() async throws {
         let cafe = try await CafeRun.start("beacond-outage")
         defer { Task { await cafe.stop() } }
-        let expected = try CafeRun.expectedSightings()
+        let expected = try CafeRun.expectedSightingIDs()
 
         // Yesterday the registry answered, so the bike list is cached.
         let quiet = Fixtures.repositoryRoot.appendingPathComponent("Fixtures/edge/h4.btsnoop").path
-        let yesterday = try DaemonProcess(
-            try cafe.arguments().map { $0 == CafeRun.capture ? quiet : $0 } + ["--exit-when-drained"],
-            logDirectory: cafe.directory.path, name: "yesterday")
+        let yesterday = try cafe.launch(["--exit-when-drained"], capture: quiet, name: "yesterday")
         #expect(await yesterday.waitForExit(seconds: 30) == 0, "\(yesterday.stderr)")
         #expect(FileManager.default.fileExists(atPath: cafe.state + "/missing-bikes.json"))
 
@@ -37,7 +35,7 @@ import Testing
         #expect(await daemon.waitForExit(seconds: 60) == 0, "\(daemon.stderr)")
         let drainedAfter = Date().timeIntervalSince(backAt)
         // In order: the registry got the backlog exactly as the engine made it, the held-up first sighting first.
-        #expect(cafe.registry.posts.map { $0.body["sightingId"]! } == expected.map(\.id))
+        #expect(cafe.registry.posts.map { $0.body["sightingId"]! } == expected)
         // The next attempt comes at most one backoff window (16 s by now) after the registry is back.
         #expect(drainedAfter < 20, "the backlog waited \(drainedAfter) s after the registry came back")
     }
