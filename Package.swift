@@ -129,7 +129,10 @@ let package = Package(
         .testTarget(name: "BeaconDBusTests", dependencies: ["BeaconDBus", "BeaconTestSupport"]),
         .testTarget(
             name: "BeaconCLITests",
-            dependencies: ["BeaconCLI", "BeaconDaemon", "BeaconWire", "BeaconTestSupport", "RegistryTestServer"]),
+            dependencies: [
+                "BeaconCLI", "BeaconDaemon", "BeaconWire", "BeaconTestSupport", "RegistryTestServer",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
         // The crash test's child: queues and posts sightings until killed (see OutboxCrashTests).
         .executableTarget(
             name: "OutboxCrashChild",

@@ -9,7 +9,7 @@ import Testing
 @Suite struct DaemonKillTests {
     @Test func killedFiftyTimesTheDaemonStillDeliversEverySightingUnderOneID() async throws {
         let cafe = try await CafeRun.start("beacond-kill")
-        defer { Task { await cafe.stop() } }
+        defer { cafe.stop() }
         cafe.registry.setFailureRate(1.0 / 3)
         cafe.registry.setLatency(.milliseconds(10))  // keeps requests in flight when a kill comes
         let expected = try CafeRun.expectedSightingIDs()

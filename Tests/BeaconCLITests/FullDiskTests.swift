@@ -10,7 +10,7 @@ import Testing
     @Test(.enabled(if: getuid() == 0, "mounting a small tmpfs needs root (CI runs as root)"))
     func aFullStateDirectoryDelaysSightingsButLosesNone() async throws {
         let cafe = try await CafeRun.start("beacond-full")
-        defer { Task { await cafe.stop() } }
+        defer { cafe.stop() }
         let expected = try CafeRun.expectedSightingIDs()
         let mount = try SmallFileSystem(at: cafe.state, megabytes: 4)
         defer { mount.unmount() }

@@ -9,7 +9,7 @@ import Testing
 @Suite struct RegistryOutageTests {
     @Test func aBacklogFromAWholeReplayDrainsInOrderWithBackoff() async throws {
         let cafe = try await CafeRun.start("beacond-outage")
-        defer { Task { await cafe.stop() } }
+        defer { cafe.stop() }
         let expected = try CafeRun.expectedSightingIDs()
 
         // Yesterday the registry answered, so the bike list is cached.
