@@ -11,6 +11,16 @@ public struct AdvertDecoder: Sendable {
     @inlinable
     public mutating func decode(_ record: CaptureRecord, _ body: (Advert) -> Void) {
         counters.records += 1
+        if case .h4WithDirection = record.link, var reports = Self.incomingLegacyReports201(record.payload) {
+            // What nearly every record of a pcap from a Linux machine is; the general path below counts it the
+            // same way (one HCI event, then its reports), behind one length check instead of six.
+            counters.hciEvents += 1
+            let time = record.time
+            LEMetaEvent.legacyReports(&reports, counters: &counters) { report, counters in
+                Self.emit(report, time: time, adapter: record.adapter, counters: &counters, body)
+            }
+            return
+        }
         guard let packet = HCIPacket(record, counters: &counters) else { return }
         // Outgoing packets and everything that is not an event are not adverts.
         guard packet.kind == .event, packet.incoming != false else {
@@ -20,13 +30,34 @@ public struct AdvertDecoder: Sendable {
         let time = record.time
         let adapter = packet.adapter
         LEMetaEvent.forEachReport(inEvent: packet.body, counters: &counters) { report, counters in
-            let summary = AdvertisingData.summarize(report.data)
-            if summary.hadBadStructure { counters.drop(.badADStructure) }
-            if summary.hadMalformedIBeacon { counters.drop(.malformedIBeacon) }
-            counters.count(summary.kind)
-            body(Advert(
-                time: time, adapter: adapter, address: report.address, addressType: report.addressType,
-                rssi: report.rssi, kind: summary.kind, beacon: summary.beacon))
+            Self.emit(report, time: time, adapter: adapter, counters: &counters, body)
         }
+    }
+
+    @inlinable @inline(__always)
+    static func emit(_ report: AdvertisingReport, time: CaptureTime?, adapter: UInt16?, counters: inout DecodeCounters, _ body: (Advert) -> Void) {
+        let summary = AdvertisingData.summarize(report.data)
+        if summary.hadBadStructure { counters.drop(.badADStructure) }
+        if summary.hadMalformedIBeacon { counters.drop(.malformedIBeacon) }
+        counters.count(summary.kind)
+        body(Advert(
+            time: time, adapter: adapter, address: report.address, addressType: report.addressType,
+            rssi: report.rssi, kind: summary.kind, beacon: summary.beacon))
+    }
+
+    /// A pcap link type 201 payload that is a received LE Advertising Report event, whole: direction (4 bytes,
+    /// nonzero), H4 event type 04, event code 3E, a parameter length that fits the record and covers the
+    /// subevent (02) and report count. Returns a reader over the parameters after the subevent; `nil` sends the
+    /// record down the general path, which counts whatever is wrong with it.
+    @inlinable @inline(__always)
+    static func incomingLegacyReports201(_ payload: UnsafeRawBufferPointer) -> ByteReader? {
+        guard payload.count >= 9, let base = payload.baseAddress else { return nil }
+        let length = Int(base.load(fromByteOffset: 6, as: UInt8.self))
+        guard base.loadUnaligned(as: UInt32.self) != 0,
+            base.loadUnaligned(fromByteOffset: 4, as: UInt16.self) == UInt16(littleEndian: 0x3E04),
+            length >= 2, 7 + length <= payload.count,
+            base.load(fromByteOffset: 7, as: UInt8.self) == LEMetaEvent.advertisingReport
+        else { return nil }
+        return ByteReader(UnsafeRawBufferPointer(start: base + 8, count: length - 1))
     }
 }
