@@ -12,6 +12,6 @@ public struct TaskService: Service, CustomStringConvertible {
     }
 
     public func run() async throws {
-        try await cancelWhenGracefulShutdown { await body() }
+        await cancelWhenGracefulShutdown { await body() }
     }
 }

@@ -282,7 +282,7 @@ public final class Outbox: Sendable {
     /// write. Every call after this fails.
     public func close() throws(OutboxError) {
         do {
-            try pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+            _ = try pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
             try pool.close()
         } catch {
             throw OutboxError(.write, path: path, cause: error)
