@@ -12,8 +12,9 @@ public struct AdvertDecoder: Sendable {
     public mutating func decode(_ record: CaptureRecord, _ body: (Advert) -> Void) {
         counters.records += 1
         if case .h4WithDirection = record.link, var reports = Self.incomingLegacyReports201(record.payload) {
-            // What nearly every record of a pcap from a Linux machine is; the general path below counts it the
-            // same way (one HCI event, then its reports), behind one length check instead of six.
+            // Nearly every record of a scanning station's capture taken on Linux (tcpdump and Wireshark write link
+            // type 201 for a Bluetooth interface). Counted as the general path below counts it (one HCI event,
+            // then its reports), behind one combined check instead of a cursor read per header field.
             counters.hciEvents += 1
             let time = record.time
             LEMetaEvent.legacyReports(&reports, counters: &counters) { report, counters in
@@ -34,6 +35,7 @@ public struct AdvertDecoder: Sendable {
         }
     }
 
+    /// One report to one advert: classify its AD structures, count what they show, hand it on.
     @inlinable @inline(__always)
     static func emit(_ report: AdvertisingReport, time: CaptureTime?, adapter: UInt16?, counters: inout DecodeCounters, _ body: (Advert) -> Void) {
         let summary = AdvertisingData.summarize(report.data)
