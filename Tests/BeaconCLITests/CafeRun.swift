@@ -55,8 +55,8 @@ struct CafeRun {
     }
 
     /// The ids of the capture's sightings in the order the engine makes them, from `beacond replay --missing`.
-    static func expectedSightingIDs() throws -> [String] {
-        let run = try BeacondRun(["replay", "--missing", bikes, "--station-id", "e2e-station", "--format", "jsonl", capture])
+    static func expectedSightingIDs() async throws -> [String] {
+        let run = try await BeacondRun(["replay", "--missing", bikes, "--station-id", "e2e-station", "--format", "jsonl", capture])
         return try run.jsonLines.map { $0["sightingId"] as! String }
     }
 }

@@ -36,7 +36,7 @@ import Testing
         #expect(unhealthy.problems.contains { $0.contains("station beacon silent") })
         #expect(unhealthy.capture.stationBeacon?.healthy == false)
         #expect(unhealthy.capture.stationBeacon?.lastHeard == nil)
-        let status = try BeacondRun(["status", "--control-socket", socket])
+        let status = try await BeacondRun(["status", "--control-socket", socket])
         #expect(status.status == 1)
         #expect(status.stdout.contains("UNHEALTHY") && status.stdout.contains("never heard"), "\(status.stdout)")
 
@@ -51,7 +51,7 @@ import Testing
         #expect(try Self.exchange(socket, #"{"request":"reboot"}"# + "\n").contains("known: status, refresh"))
         #expect(try Self.exchange(socket, String(repeating: "x", count: 10_000)).contains(#""ok":false"#))
         // Root may refresh.
-        let refresh = try BeacondRun(["refresh", "--control-socket", socket])
+        let refresh = try await BeacondRun(["refresh", "--control-socket", socket])
         #expect(refresh.status == 0, "\(refresh.stderr)")
         // The socket is the daemon's user's and group's only.
         var information = stat()

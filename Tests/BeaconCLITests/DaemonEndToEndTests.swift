@@ -54,7 +54,7 @@ import Testing
         #expect(running.missingSet.registry == registry.baseURL)
         #expect(running.sightings.recent.count >= 4)
         #expect(running.sightings.recent.allSatisfy { $0.bikeId.hasPrefix("bike-") })
-        let human = try BeacondRun(["status", "--control-socket", socket])
+        let human = try await BeacondRun(["status", "--control-socket", socket])
         #expect(human.status == 0)
         #expect(human.stdout.contains("healthy") && human.stdout.contains("7 bikes"), "\(human.stdout)")
 
@@ -70,7 +70,7 @@ import Testing
         #expect(first.stderr.split(separator: "\n").allSatisfy { $0.hasPrefix("<") }, "journal priority prefixes")
 
         // The daemon is gone: status says so.
-        let gone = try BeacondRun(["status", "--control-socket", socket])
+        let gone = try await BeacondRun(["status", "--control-socket", socket])
         #expect(gone.status == 3)
         #expect(gone.stderr.contains("not running"))
 
@@ -93,7 +93,7 @@ import Testing
         #expect(posts.allSatisfy { $0.body["stationId"] == "e2e-station" && $0.body["latitude"] == "51.5" })
 
         // Nothing sent identifies a beacon by its MAC or carries owner data; no log line holds the key.
-        let addresses = try Self.addresses(in: Self.capture)
+        let addresses = try await Self.addresses(in: Self.capture)
         #expect(addresses.count > 5)
         for post in posts {
             let body = post.raw.uppercased()
@@ -113,22 +113,22 @@ import Testing
         let directory = try TemporaryDirectory("beacond-e2e")
         defer { directory.remove() }
         let base = ["run", "--state-dir", directory.file("state"), "--control-socket", directory.file("c.sock"), "--config", try Self.emptyConfig(in: directory)]
-        let badFlag = try BeacondRun(base + ["--replay", Self.capture, "--refresh-interval", "soon"])
+        let badFlag = try await BeacondRun(base + ["--replay", Self.capture, "--refresh-interval", "soon"])
         #expect(badFlag.status == 78)
         #expect(badFlag.stderr.contains("--refresh-interval"))
-        let noFile = try BeacondRun(base + ["--replay", directory.file("missing.pcap")])
+        let noFile = try await BeacondRun(base + ["--replay", directory.file("missing.pcap")])
         #expect(noFile.status == 2)
         #expect(noFile.stderr.contains("missing.pcap"))
         // This machine's kernel has no Bluetooth and it runs no bluetoothd: each backend says which it lacks.
         for backend in ["hci", "monitor"] {
-            let noRadio = try BeacondRun(base + ["--backend", backend])
+            let noRadio = try await BeacondRun(base + ["--backend", backend])
             #expect(noRadio.status == 69)
             #expect(noRadio.stderr.contains("this kernel has no Bluetooth support"))
         }
-        let noBus = try BeacondRun(base + ["--backend", "dbus"])
+        let noBus = try await BeacondRun(base + ["--backend", "dbus"])
         #expect(noBus.status == 69)
         #expect(noBus.stderr.contains("cannot reach bluetoothd on the system bus"))
-        let noKey = try BeacondRun(base + ["--replay", Self.capture, "--registry", "http://127.0.0.1:9", "--api-key-file", directory.file("no-key"), "--station-id", "e2e"])
+        let noKey = try await BeacondRun(base + ["--replay", Self.capture, "--registry", "http://127.0.0.1:9", "--api-key-file", directory.file("no-key"), "--station-id", "e2e"])
         #expect(noKey.status == 78)
         #expect(noKey.stderr.contains("no-key"))
     }
@@ -146,16 +146,16 @@ import Testing
     }
 
     /// Every advertiser's address in the capture, as `beacond replay` decodes them.
-    static func addresses(in capture: String) throws -> Set<String> {
-        let run = try BeacondRun(["replay", "--format", "jsonl", capture])
+    static func addresses(in capture: String) async throws -> Set<String> {
+        let run = try await BeacondRun(["replay", "--format", "jsonl", capture])
         return Set(try run.jsonLines.compactMap { $0["addr"] as? String }.map { $0.uppercased() })
     }
 }
 
 /// The README's first command: the daemon on the café capture with the embedded registry.
 @Suite struct DemoCommandTests {
-    @Test func theDemoShowsEverySightingAndEndsByItself() throws {
-        let run = try BeacondRun([
+    @Test func theDemoShowsEverySightingAndEndsByItself() async throws {
+        let run = try await BeacondRun([
             "demo", "--speed", "0", "--capture", DaemonEndToEndTests.capture, "--bikes", DaemonEndToEndTests.bikes,
         ])
         #expect(run.status == 0, "\(run.stderr)")

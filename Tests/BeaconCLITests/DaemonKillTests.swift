@@ -12,7 +12,7 @@ import Testing
         defer { cafe.stop() }
         cafe.registry.setFailureRate(1.0 / 3)
         cafe.registry.setLatency(.milliseconds(10))  // keeps requests in flight when a kill comes
-        let expected = try CafeRun.expectedSightingIDs()
+        let expected = try await CafeRun.expectedSightingIDs()
 
         var random = SystemRandomNumberGenerator()
         var killedWhileRunning = 0

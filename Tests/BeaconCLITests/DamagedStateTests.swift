@@ -10,7 +10,7 @@ import Testing
     @Test func damagedCacheAndOutboxAreMovedAsideAndTheDaemonStarts() async throws {
         let cafe = try await CafeRun.start("beacond-damaged")
         defer { cafe.stop() }
-        let expected = try CafeRun.expectedSightingIDs()
+        let expected = try await CafeRun.expectedSightingIDs()
 
         // A first run leaves a bike cache and an outbox in the state directory.
         let first = try cafe.launch(["--exit-when-drained"], name: "first")

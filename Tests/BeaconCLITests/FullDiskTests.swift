@@ -11,7 +11,7 @@ import Testing
     func aFullStateDirectoryDelaysSightingsButLosesNone() async throws {
         let cafe = try await CafeRun.start("beacond-full")
         defer { cafe.stop() }
-        let expected = try CafeRun.expectedSightingIDs()
+        let expected = try await CafeRun.expectedSightingIDs()
         let mount = try SmallFileSystem(at: cafe.state, megabytes: 4)
         defer { mount.unmount() }
 

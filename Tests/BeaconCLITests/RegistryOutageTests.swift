@@ -10,7 +10,7 @@ import Testing
     @Test func aBacklogFromAWholeReplayDrainsInOrderWithBackoff() async throws {
         let cafe = try await CafeRun.start("beacond-outage")
         defer { cafe.stop() }
-        let expected = try CafeRun.expectedSightingIDs()
+        let expected = try await CafeRun.expectedSightingIDs()
 
         // Yesterday the registry answered, so the bike list is cached.
         let quiet = Fixtures.repositoryRoot.appendingPathComponent("Fixtures/edge/h4.btsnoop").path

@@ -4,13 +4,13 @@ import Testing
 
 /// Runs the built `beacond` binary as a user would and checks what it prints and how it exits.
 @Suite struct ReplayCommandTests {
-    func beacond(_ arguments: String...) throws -> BeacondRun { try BeacondRun(arguments) }
+    func beacond(_ arguments: String...) async throws -> BeacondRun { try await BeacondRun(arguments) }
 
     static func edge(_ name: String) -> String { Fixtures.edgeDirectory.appendingPathComponent(name).path }
 
-    @Test func jsonlPrintsExactlyTheExpectedObjects() throws {
+    @Test func jsonlPrintsExactlyTheExpectedObjects() async throws {
         let capture = Fixtures.edgeDirectory.appendingPathComponent("sections.pcapng")
-        let run = try beacond("replay", "--format", "jsonl", capture.path)
+        let run = try await beacond("replay", "--format", "jsonl", capture.path)
         #expect(run.status == 0)
         let lines = run.stdout.split(separator: "\n").map(String.init)
         #expect(try lines.map { try JSONValue.object(from: $0) } == Fixtures.expected(for: capture))
@@ -20,16 +20,16 @@ import Testing
         })
     }
 
-    @Test func summaryOnStderrCountsDropsByReason() throws {
-        let run = try beacond("replay", Self.edge("h4.btsnoop"))
+    @Test func summaryOnStderrCountsDropsByReason() async throws {
+        let run = try await beacond("replay", Self.edge("h4.btsnoop"))
         #expect(run.status == 0)
         #expect(run.stderr.contains("advertising data over 31 bytes"))
         #expect(run.stderr.contains("truncated HCI event"))
         #expect(run.stderr.contains("8 iBeacon"))
     }
 
-    @Test func tableFitsAnEightyColumnTerminal() throws {
-        let run = try beacond("replay", Self.edge("h4-phdr-ns-be.pcap"), Self.edge("monitor.btsnoop"))
+    @Test func tableFitsAnEightyColumnTerminal() async throws {
+        let run = try await beacond("replay", Self.edge("h4-phdr-ns-be.pcap"), Self.edge("monitor.btsnoop"))
         #expect(run.status == 0)
         let lines = run.stdout.split(separator: "\n")
         #expect(lines.count > 16)
@@ -37,40 +37,40 @@ import Testing
         #expect(run.stdout.contains("21EECF71-D5C7-4A00-9B90-27C94B5146EA"))
     }
 
-    @Test func regionFilterKeepsOnlyItsBeacons() throws {
-        let all = try beacond("replay", "--format", "jsonl", Self.edge("h4.btsnoop"))
-        let region = try beacond("replay", "--format", "jsonl", "--region", "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", Self.edge("h4.btsnoop"))
-        let major = try beacond("replay", "--format", "jsonl", "--region", "21EECF71-D5C7-4A00-9B90-27C94B5146EA:1", Self.edge("h4.btsnoop"))
+    @Test func regionFilterKeepsOnlyItsBeacons() async throws {
+        let all = try await beacond("replay", "--format", "jsonl", Self.edge("h4.btsnoop"))
+        let region = try await beacond("replay", "--format", "jsonl", "--region", "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", Self.edge("h4.btsnoop"))
+        let major = try await beacond("replay", "--format", "jsonl", "--region", "21EECF71-D5C7-4A00-9B90-27C94B5146EA:1", Self.edge("h4.btsnoop"))
         #expect(all.stdout.split(separator: "\n").count == 8)
         #expect(region.stdout.split(separator: "\n").count == 1)
         #expect(major.stdout.split(separator: "\n").count == 7)
     }
 
-    @Test func unreadableOrUnknownFileExitsTwoWithOneLine() throws {
-        let missing = try beacond("replay", "/nonexistent.pcap")
+    @Test func unreadableOrUnknownFileExitsTwoWithOneLine() async throws {
+        let missing = try await beacond("replay", "/nonexistent.pcap")
         #expect(missing.status == 2)
         #expect(missing.stderr == "beacond: /nonexistent.pcap: no such file or directory\n")
         #expect(missing.stdout.isEmpty)
-        let binary = try beacond("replay", Self.edge("h4.btsnoop"), BeacondRun.binary.path)
+        let binary = try await beacond("replay", Self.edge("h4.btsnoop"), BeacondRun.binary.path)
         #expect(binary.status == 2)
         #expect(binary.stderr.split(separator: "\n").count == 1)
         #expect(binary.stdout.isEmpty, "nothing is printed before every file has been opened")
     }
 
-    @Test func truncatedFileStillExitsZero() throws {
+    @Test func truncatedFileStillExitsZero() async throws {
         let bytes = try Data(contentsOf: URL(fileURLWithPath: Self.edge("h4.btsnoop")))
         let cut = FileManager.default.temporaryDirectory.appendingPathComponent("beacond-cut-\(UUID()).btsnoop")
         try bytes.prefix(bytes.count - 5).write(to: cut)
         defer { try? FileManager.default.removeItem(at: cut) }
-        let run = try beacond("replay", cut.path)
+        let run = try await beacond("replay", cut.path)
         #expect(run.status == 0)
         #expect(run.stderr.contains("truncated record at end of file"))
     }
 
-    @Test func usageErrorsAndHelp() throws {
-        #expect(try beacond("replay").status == 64)
-        #expect(try beacond("replay", "--format", "xml", Self.edge("h4.btsnoop")).status == 64)
-        let help = try beacond("replay", "--help")
+    @Test func usageErrorsAndHelp() async throws {
+        #expect(try await beacond("replay").status == 64)
+        #expect(try await beacond("replay", "--format", "xml", Self.edge("h4.btsnoop")).status == 64)
+        let help = try await beacond("replay", "--help")
         #expect(help.status == 0)
         #expect(help.stdout.contains("hcidump"))
     }

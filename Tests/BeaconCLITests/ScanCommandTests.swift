@@ -16,7 +16,7 @@ import Testing
         return table
     }
 
-    @Test func oneRowPerBeaconWithItsCountAndLastSighting() throws {
+    @Test func oneRowPerBeaconWithItsCountAndLastSighting() async throws {
         let table = try Self.table(Self.btvirt, regions: [BeaconRegion(Self.uuid + ":1")!])
         let adverts = try Decode.file(Self.btvirt).adverts
         let last = adverts.last!.advert
@@ -28,7 +28,7 @@ import Testing
         #expect(lines.last == "1 beacons; 0 other adverts (showing \(Self.uuid):1)")
     }
 
-    @Test func otherRegionsAreCountedButNotShownUnlessAll() throws {
+    @Test func otherRegionsAreCountedButNotShownUnlessAll() async throws {
         let elsewhere = try Self.table(Self.btvirt, regions: [BeaconRegion("21EECF71-D5C7-4A00-9B90-27C94B5146EA")!])
         #expect(elsewhere.rows.isEmpty && elsewhere.others == 3)
         #expect(elsewhere.render(now: CaptureTime(nanosecondsSinceEpoch: 0)).contains("--all shows every one"))
@@ -42,14 +42,14 @@ import Testing
         #expect(text.split(separator: "\n").allSatisfy { $0.count <= 100 })
     }
 
-    @Test func withoutBluetoothItSaysSoAndExits69() throws {
-        let run = try BeacondRun(["scan", "--duration", "1", "--config", "/dev/null"])
+    @Test func withoutBluetoothItSaysSoAndExits69() async throws {
+        let run = try await BeacondRun(["scan", "--duration", "1", "--config", "/dev/null"])
         #expect(run.status == 69)
         #expect(run.stderr == "beacond: this kernel has no Bluetooth support (load the bluetooth module, or use a kernel with it)\n")
     }
 
-    @Test func aBadRegionIsAConfigurationError() throws {
-        let run = try BeacondRun(["scan", "--region", "not-a-uuid", "--config", "/dev/null"])
+    @Test func aBadRegionIsAConfigurationError() async throws {
+        let run = try await BeacondRun(["scan", "--region", "not-a-uuid", "--config", "/dev/null"])
         #expect(run.status == 78)
         #expect(run.stderr.contains("region"))
     }

@@ -4,14 +4,14 @@ import Testing
 
 /// `beacond replay --missing`, run as a user would, against the café capture's ground truth.
 @Suite struct SightingReplayTests {
-    static func cafe(_ extra: String...) throws -> BeacondRun {
-        try BeacondRun(
+    static func cafe(_ extra: String...) async throws -> BeacondRun {
+        try await BeacondRun(
             ["replay", "--format", "jsonl", "--missing", Fixtures.cafeBikes.path,
              "--station-beacon", Fixtures.cafeStationBeacon, Fixtures.cafeCapture.path] + extra)
     }
 
-    @Test func cafeSightingsMatchTheGeneratorsGroundTruth() throws {
-        let run = try Self.cafe()
+    @Test func cafeSightingsMatchTheGeneratorsGroundTruth() async throws {
+        let run = try await Self.cafe()
         #expect(run.status == 0, "\(run.stderr)")
         let actual = try run.jsonLines
         let expected = try String(contentsOf: Fixtures.cafeSightings, encoding: .utf8).split(separator: "\n").map {
@@ -39,8 +39,8 @@ import Testing
         }
     }
 
-    @Test func outputHasExactlyTheDocumentedKeysAndNoAddress() throws {
-        let run = try Self.cafe()
+    @Test func outputHasExactlyTheDocumentedKeysAndNoAddress() async throws {
+        let run = try await Self.cafe()
         let keys = ["sightingId", "kind", "bikeId", "uuid", "major", "minor", "firstSeen", "lastSeen", "count", "rssi",
                     "rssiMax", "proximity", "distance"]
         for object in try run.jsonLines { #expect(object.keys.sorted() == keys.sorted()) }
@@ -50,27 +50,27 @@ import Testing
         #expect(!run.stdout.contains("Triumph"), "descriptive fields are kept for the registry, not printed")
     }
 
-    @Test func theSameCaptureGivesTheSameSightingsEveryTime() throws {
-        let first = try Self.cafe()
-        let second = try Self.cafe()
+    @Test func theSameCaptureGivesTheSameSightingsEveryTime() async throws {
+        let first = try await Self.cafe()
+        let second = try await Self.cafe()
         #expect(first.stdout == second.stdout)
         let ids = try first.jsonLines.compactMap { $0["sightingId"] as? String }
         #expect(Set(ids).count == ids.count)
         // Another station makes other ids for the same events.
-        let other = try Self.cafe("--station-id", "another-cafe")
+        let other = try await Self.cafe("--station-id", "another-cafe")
         #expect(Set(try other.jsonLines.compactMap { $0["sightingId"] as? String }).isDisjoint(with: ids))
     }
 
-    @Test func summaryCountsTheBikeListAndTheEngine() throws {
-        let run = try Self.cafe()
+    @Test func summaryCountsTheBikeListAndTheEngine() async throws {
+        let run = try await Self.cafe()
         #expect(run.stderr.contains("bike list: 7 missing, 2 not missing, 3 skipped"), "\(run.stderr)")
         #expect(run.stderr.contains("1 outside the regions"))
         #expect(run.stderr.contains("station beacon: 1200 adverts"))
         #expect(run.stderr.contains("sightings: 8 enter, 4 update, 8 exit"))
     }
 
-    @Test func tableFitsEightyColumns() throws {
-        let run = try BeacondRun(
+    @Test func tableFitsEightyColumns() async throws {
+        let run = try await BeacondRun(
             ["replay", "--missing", Fixtures.cafeBikes.path, Fixtures.cafeCapture.path])
         #expect(run.status == 0)
         let lines = run.stdout.split(separator: "\n")
@@ -81,30 +81,30 @@ import Testing
     @Test(arguments: [
         ("[", "the bike list is not valid JSON"), ("{\"bikes\":[]}", "the bike list is not a JSON array"),
     ])
-    func badBikeListsExitTwoWithOneLine(content: String, message: String) throws {
+    func badBikeListsExitTwoWithOneLine(content: String, message: String) async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("beacond-bikes-\(UUID()).json").path
         try Data(content.utf8).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let run = try BeacondRun(["replay", "--missing", path, Fixtures.cafeCapture.path])
+        let run = try await BeacondRun(["replay", "--missing", path, Fixtures.cafeCapture.path])
         #expect(run.status == 2)
         #expect(run.stderr == "beacond: \(path): \(message)\n")
         #expect(run.stdout.isEmpty)
     }
 
-    @Test func aMissingBikeListFileExitsTwo() throws {
-        let run = try BeacondRun(["replay", "--missing", "/nonexistent/bikes.json", Fixtures.cafeCapture.path])
+    @Test func aMissingBikeListFileExitsTwo() async throws {
+        let run = try await BeacondRun(["replay", "--missing", "/nonexistent/bikes.json", Fixtures.cafeCapture.path])
         #expect(run.status == 2)
         #expect(run.stderr == "beacond: /nonexistent/bikes.json: no such file or directory\n")
     }
 }
 
 @Suite struct CheckConfigCommandTests {
-    @Test func listsEveryErrorAndExitsSeventyEight() throws {
+    @Test func listsEveryErrorAndExitsSeventyEight() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.file("beacond.conf")
         try Data("latitude = north\nbogus = 1\n".utf8).write(to: URL(fileURLWithPath: path))
-        let run = try BeacondRun(["check-config", "--config", path, "--exit-timeout", "0"])
+        let run = try await BeacondRun(["check-config", "--config", path, "--exit-timeout", "0"])
         #expect(run.status == 78)
         #expect(run.stderr == """
             beacond: --exit-timeout: expected a whole number from 1 to 3600, got "0"
@@ -114,14 +114,14 @@ import Testing
             """)
     }
 
-    @Test func aGoodConfigurationSaysSo() throws {
-        let run = try BeacondRun(["check-config", "--config", "/dev/null", "--station-id", "cafe-1", "--state-dir", "/tmp/beacond-state"])
+    @Test func aGoodConfigurationSaysSo() async throws {
+        let run = try await BeacondRun(["check-config", "--config", "/dev/null", "--station-id", "cafe-1", "--state-dir", "/tmp/beacond-state"])
         #expect(run.status == 0)
         #expect(run.stdout.contains("configuration is good") && run.stdout.contains("file:///tmp/beacond-state/bikes.json"))
     }
 
-    @Test func aNamedFileThatIsMissingIsAnError() throws {
-        let run = try BeacondRun(["check-config", "--config", "/nonexistent/beacond.conf"])
+    @Test func aNamedFileThatIsMissingIsAnError() async throws {
+        let run = try await BeacondRun(["check-config", "--config", "/nonexistent/beacond.conf"])
         #expect(run.status == 78)
         #expect(run.stderr == "beacond: /nonexistent/beacond.conf: no such file or directory\n")
     }

@@ -1,7 +1,7 @@
 public import Foundation
 
 /// Runs the built `beacond` binary as a user would and keeps what it printed and how it exited.
-public struct BeacondRun {
+public struct BeacondRun: Sendable {
     public var status: Int32
     public var stdout: String
     public var stderr: String
@@ -10,7 +10,16 @@ public struct BeacondRun {
     public static let binary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         .deletingLastPathComponent().appendingPathComponent("beacond")
 
-    public init(_ arguments: [String]) throws {
+    /// Waits for the run on a thread of its own. Swift Testing runs tests on the cooperative pool, which has one
+    /// thread per core: a run waited for on a pool thread holds that thread for its whole length, and two of them on
+    /// CI's two cores starved every other test (a poster under test saw no time at all for seconds).
+    public init(_ arguments: [String]) async throws {
+        self = try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try BeacondRun(blocking: arguments) }) }.start()
+        }
+    }
+
+    private init(blocking arguments: [String]) throws {
         let process = Process()
         process.executableURL = Self.binary
         process.arguments = arguments
