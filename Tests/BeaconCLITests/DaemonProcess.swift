@@ -47,34 +47,76 @@ final class DaemonProcess {
 }
 
 /// The receiving end of `$NOTIFY_SOCKET`: a Unix datagram socket collecting what the daemon tells systemd.
+///
+/// It reads all the time, as systemd does. A socket read only at the end fills up (Linux queues 10 datagrams
+/// for an unread Unix socket), and the daemon, which never blocks on it, then drops what it sends next: on a
+/// slow CI run the watchdog pings filled it and STOPPING=1 was lost.
 final class NotifyListener {
     let path: String
-    private let descriptor: Int32
+    private let inbox: Inbox
 
     init(path: String) throws {
         self.path = path
-        descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
-        guard bound == 0 else { throw FixtureError("cannot bind \(path): errno \(errno)") }
+        guard bound == 0 else {
+            close(descriptor)
+            throw FixtureError("cannot bind \(path): errno \(errno)")
+        }
+        // The reader wakes at least every 100 ms to see whether it should stop.
         var timeout = timeval(tv_sec: 0, tv_usec: 100_000)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        inbox = Inbox(descriptor: descriptor)
+        let inbox = self.inbox
+        Thread { inbox.read() }.start()
     }
 
-    deinit { close(descriptor) }
+    deinit { inbox.stop() }
 
-    /// Every message received so far (each a list of `KEY=value` fields), waiting up to 100 ms for the next.
+    /// Every message received since the last call (each a list of `KEY=value` fields), after waiting 100 ms for
+    /// any still on their way.
     func receive() -> [[String]] {
-        var messages: [[String]] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
-            guard count > 0 else { return messages }
-            messages.append(String(decoding: buffer[..<count], as: UTF8.self).split(separator: "\n").map(String.init))
+        usleep(100_000)
+        return inbox.take()
+    }
+
+    /// The socket and what came through it, shared with the thread that reads it.
+    private final class Inbox: @unchecked Sendable {
+        private let descriptor: Int32
+        private let lock = NSLock()
+        private var messages: [[String]] = []
+        private var stopping = false
+        private let finished = DispatchSemaphore(value: 0)
+
+        init(descriptor: Int32) { self.descriptor = descriptor }
+
+        func read() {
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while !lock.withLock({ stopping }) {
+                let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+                guard count > 0 else { continue }  // the 100 ms timeout, or an interrupted read
+                let message = String(decoding: buffer[..<count], as: UTF8.self).split(separator: "\n").map(String.init)
+                lock.withLock { messages.append(message) }
+            }
+            finished.signal()
+        }
+
+        func take() -> [[String]] {
+            lock.withLock {
+                defer { messages = [] }
+                return messages
+            }
+        }
+
+        func stop() {
+            lock.withLock { stopping = true }
+            finished.wait()
+            close(descriptor)
         }
     }
 }
