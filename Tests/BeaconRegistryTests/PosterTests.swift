@@ -121,7 +121,7 @@ import Testing
         // Counted from the first failure, so a slow start (an instrumented build on a busy machine) does not
         // eat the window, and bounded by the window's measured length, since a test run that keeps every
         // thread busy can stretch a 2 s sleep. Gaps of at least 25, 50, 100, then 200 ms allow at most
-        // 3 + (length − 175 ms) / 200 ms more attempts: 13 in 2 s.
+        // 4 + ⌊(length − 175 ms) / 200 ms⌋ more attempts (at 25, 75, 175, 375, … ms): 13 in 2 s.
         #expect(await eventually { poster.statistics.retries >= 1 })
         let first = poster.statistics.retries
         let opened = ContinuousClock.now
