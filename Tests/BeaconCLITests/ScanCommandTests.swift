@@ -16,7 +16,7 @@ import Testing
         return table
     }
 
-    @Test func oneRowPerBeaconWithItsCountAndLastSighting() async throws {
+    @Test func oneRowPerBeaconWithItsCountAndLastSighting() throws {
         let table = try Self.table(Self.btvirt, regions: [BeaconRegion(Self.uuid + ":1")!])
         let adverts = try Decode.file(Self.btvirt).adverts
         let last = adverts.last!.advert
@@ -28,7 +28,7 @@ import Testing
         #expect(lines.last == "1 beacons; 0 other adverts (showing \(Self.uuid):1)")
     }
 
-    @Test func otherRegionsAreCountedButNotShownUnlessAll() async throws {
+    @Test func otherRegionsAreCountedButNotShownUnlessAll() throws {
         let elsewhere = try Self.table(Self.btvirt, regions: [BeaconRegion("21EECF71-D5C7-4A00-9B90-27C94B5146EA")!])
         #expect(elsewhere.rows.isEmpty && elsewhere.others == 3)
         #expect(elsewhere.render(now: CaptureTime(nanosecondsSinceEpoch: 0)).contains("--all shows every one"))
