@@ -33,6 +33,11 @@ public enum AdvertisingData {
         var summary = AdvertisingDataSummary()
         guard let base = data.baseAddress else { return summary }
         let count = data.count
+        if count == canonicalIBeaconLength, isCanonicalIBeacon(base) {
+            summary.kind = .iBeacon
+            summary.beacon = IBeacon(uncheckedManufacturerData: UnsafeRawBufferPointer(start: base + 5, count: IBeacon.manufacturerDataLength))
+            return summary
+        }
         var rank = Rank.other
         var beaconAt = -1
         var offset = 0
@@ -85,6 +90,18 @@ public enum AdvertisingData {
             summary.beacon = IBeacon(uncheckedManufacturerData: UnsafeRawBufferPointer(start: base + beaconAt, count: IBeacon.manufacturerDataLength))
         }
         return summary
+    }
+
+    /// What nearly every iBeacon sends: a flags structure (`02 01 xx`), then the Apple structure
+    /// (`1A FF 4C 00 02 15` and 21 bytes), 30 bytes in all. The walk below would find exactly this (an iBeacon
+    /// at offset 5, nothing bad); one test of the first nine bytes finds it without walking.
+    @usableFromInline static let canonicalIBeaconLength = 30
+
+    @inlinable @inline(__always)
+    static func isCanonicalIBeacon(_ base: UnsafeRawPointer) -> Bool {
+        // Bytes 0-7 as a little-endian word with byte 2 (the flags' value) masked out, then byte 8.
+        let head = UInt64(littleEndian: base.loadUnaligned(as: UInt64.self)) & 0xFFFF_FFFF_FF00_FFFF
+        return head == 0x0200_4CFF_1A00_0102 && base.load(fromByteOffset: 8, as: UInt8.self) == 0x15
     }
 
     /// `02 15` after Apple's company ID, and AltBeacon's `BE AC`, as little-endian 16-bit words.

@@ -80,4 +80,36 @@ import Testing
             if fast.kind != expected.kind || fast.beacon?.minor != expected.minor { return }
         }
     }
+
+    /// Flags then an iBeacon, 30 bytes, takes a shortcut past the walk. Every value of each of the nine bytes
+    /// the shortcut tests, and the same advert a byte shorter or longer, must come out as the walk says.
+    @Test func theCanonicalIBeaconShortcutAgreesWithThePlainReading() {
+        let canonical = AdvertisingDataTests.flags + AdvertisingDataTests.iBeacon
+        #expect(canonical.count == 30)
+        var variants = [canonical, Array(canonical.dropLast()), canonical + [0x00], canonical + [0x02]]
+        for index in 0..<9 {
+            for value in UInt8.min...UInt8.max where value != canonical[index] {
+                var variant = canonical
+                variant[index] = value
+                variants.append(variant)
+            }
+        }
+        var shortcuts = 0
+        for advert in variants {
+            let fast = advert.withUnsafeBytes { AdvertisingData.summarize($0) }
+            let expected = Self.reference(advert)
+            if expected.kind == .iBeacon { shortcuts += 1 }
+            #expect(fast.kind == expected.kind, "\(advert)")
+            #expect(fast.beacon?.minor == expected.minor, "\(advert)")
+            #expect(fast.hadBadStructure == expected.bad, "\(advert)")
+            #expect(fast.hadMalformedIBeacon == expected.malformed, "\(advert)")
+        }
+        // The flags' value (byte 2) is free: 256 of them, and the advert with a zero-length terminator after it.
+        #expect(shortcuts > 256)
+        let beacon = canonical.withUnsafeBytes { AdvertisingData.summarize($0) }.beacon
+        #expect(beacon?.uuid.description == "21EECF71-D5C7-4A00-9B90-27C94B5146EA")
+        #expect(beacon?.major == 1)
+        #expect(beacon?.minor == 0xBEEF)
+        #expect(beacon?.measuredPower == -59)
+    }
 }
