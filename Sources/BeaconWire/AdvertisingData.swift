@@ -33,9 +33,13 @@ public enum AdvertisingData {
         var summary = AdvertisingDataSummary()
         guard let base = data.baseAddress else { return summary }
         let count = data.count
-        if count == canonicalIBeaconLength, isCanonicalIBeacon(base) {
-            summary.kind = .iBeacon
-            summary.beacon = IBeacon(uncheckedManufacturerData: UnsafeRawBufferPointer(start: base + 5, count: IBeacon.manufacturerDataLength))
+        if count >= 7, isFlagsThenManufacturerData(base, count: count) {
+            let (rank, malformed) = manufacturerRank(base, body: 5, bodyCount: count &- 5)
+            summary.kind = Rank.kind(rank)
+            summary.hadMalformedIBeacon = malformed
+            if rank == Rank.iBeacon {
+                summary.beacon = IBeacon(uncheckedManufacturerData: UnsafeRawBufferPointer(start: base + 5, count: IBeacon.manufacturerDataLength))
+            }
             return summary
         }
         var rank = Rank.other
@@ -57,22 +61,10 @@ public enum AdvertisingData {
             switch type {
             case manufacturerSpecific:
                 guard bodyCount >= 2 else { continue }
-                let company = u16(base, body)
-                let code = bodyCount >= 4 ? u16(base, body + 2) : 0
-                if company == appleCompanyID {
-                    // 02 15: the iBeacon type and length; anything but exactly 21 bytes after them is malformed.
-                    if code == iBeaconCode {
-                        if bodyCount == IBeacon.manufacturerDataLength {
-                            if beaconAt < 0 { beaconAt = body }
-                            rank = Rank.iBeacon
-                            continue
-                        }
-                        summary.hadMalformedIBeacon = true
-                    }
-                    rank = max(rank, Rank.appleOther)
-                } else if code == altBeaconCode {
-                    rank = max(rank, Rank.altBeacon)
-                }
+                let (found, malformed) = manufacturerRank(base, body: body, bodyCount: bodyCount)
+                if found == Rank.iBeacon, beaconAt < 0 { beaconAt = body }
+                if malformed { summary.hadMalformedIBeacon = true }
+                rank = max(rank, found)
             case serviceData16:
                 if bodyCount >= 2, u16(base, body) == eddystoneServiceUUID { rank = max(rank, Rank.eddystone) }
             case incompleteServiceUUIDs16, completeServiceUUIDs16:
@@ -92,16 +84,30 @@ public enum AdvertisingData {
         return summary
     }
 
-    /// What nearly every iBeacon sends: a flags structure (`02 01 xx`), then the Apple structure
-    /// (`1A FF 4C 00 02 15` and 21 bytes), 30 bytes in all. The walk below would find exactly this (an iBeacon
-    /// at offset 5, nothing bad); one test of the first nine bytes finds it without walking.
-    @usableFromInline static let canonicalIBeaconLength = 30
-
+    /// What nearly every iBeacon, and most other Apple and AltBeacon adverts, send: a flags structure
+    /// (`02 01 xx`), then one manufacturer-specific structure that ends exactly at the end of the data. The walk
+    /// would find just that; one test of five bytes finds it without walking. `count` is at least 7.
     @inlinable @inline(__always)
-    static func isCanonicalIBeacon(_ base: UnsafeRawPointer) -> Bool {
-        // Bytes 0-7 as a little-endian word with byte 2 (the flags' value) masked out, then byte 8.
-        let head = UInt64(littleEndian: base.loadUnaligned(as: UInt64.self)) & 0xFFFF_FFFF_FF00_FFFF
-        return head == 0x0200_4CFF_1A00_0102 && base.load(fromByteOffset: 8, as: UInt8.self) == 0x15
+    static func isFlagsThenManufacturerData(_ base: UnsafeRawPointer, count: Int) -> Bool {
+        // Bytes 0-3 as a little-endian word with byte 2 (the flags' value) masked out; byte 3 is the second
+        // structure's length, which must reach exactly to the end.
+        let head = UInt32(littleEndian: base.loadUnaligned(as: UInt32.self)) & 0xFF00_FFFF
+        return head == 0x0000_0102 | UInt32(truncatingIfNeeded: count &- 4) << 24
+            && base.load(fromByteOffset: 4, as: UInt8.self) == manufacturerSpecific
+    }
+
+    /// What one manufacturer-specific structure's body (at least 2 bytes) shows: its rank, and whether it is an
+    /// iBeacon prefix without an iBeacon's length.
+    @inlinable @inline(__always)
+    static func manufacturerRank(_ base: UnsafeRawPointer, body: Int, bodyCount: Int) -> (rank: UInt8, malformed: Bool) {
+        let company = u16(base, body)
+        let code = bodyCount >= 4 ? u16(base, body &+ 2) : 0
+        if company == appleCompanyID {
+            // 02 15: the iBeacon type and length; anything but exactly 21 bytes after them is malformed.
+            guard code == iBeaconCode else { return (Rank.appleOther, false) }
+            return bodyCount == IBeacon.manufacturerDataLength ? (Rank.iBeacon, false) : (Rank.appleOther, true)
+        }
+        return (code == altBeaconCode ? Rank.altBeacon : Rank.other, false)
     }
 
     /// `02 15` after Apple's company ID, and AltBeacon's `BE AC`, as little-endian 16-bit words.

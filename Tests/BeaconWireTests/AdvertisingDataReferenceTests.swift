@@ -81,31 +81,40 @@ import Testing
         }
     }
 
-    /// Flags then an iBeacon, 30 bytes, takes a shortcut past the walk. Every value of each of the nine bytes
-    /// the shortcut tests, and the same advert a byte shorter or longer, must come out as the walk says.
-    @Test func theCanonicalIBeaconShortcutAgreesWithThePlainReading() {
+    /// Flags then one manufacturer-specific structure to the end of the data takes a shortcut past the walk.
+    /// For an iBeacon, other Apple data, an AltBeacon, a bare company ID and a malformed iBeacon: every value of
+    /// each of the first nine bytes, and the advert a byte shorter or longer, must come out as the walk says.
+    @Test func theFlagsThenManufacturerDataShortcutAgreesWithThePlainReading() {
         let canonical = AdvertisingDataTests.flags + AdvertisingDataTests.iBeacon
         #expect(canonical.count == 30)
-        var variants = [canonical, Array(canonical.dropLast()), canonical + [0x00], canonical + [0x02]]
-        for index in 0..<9 {
-            for value in UInt8.min...UInt8.max where value != canonical[index] {
-                var variant = canonical
-                variant[index] = value
-                variants.append(variant)
+        let structures: [[UInt8]] = [
+            AdvertisingDataTests.iBeacon, [0x07, 0xFF, 0x4C, 0x00, 0x10, 0x02, 0x0B, 0x00],
+            [0x1B, 0xFF, 0x18, 0x01, 0xBE, 0xAC] + [UInt8](repeating: 7, count: 22), [0x03, 0xFF, 0x4C, 0x00],
+            [0x19, 0xFF, 0x4C, 0x00, 0x02, 0x15] + [UInt8](repeating: 1, count: 20),
+        ]
+        var shortcuts = [AdvertKind: Int]()
+        for structure in structures {
+            let advert = AdvertisingDataTests.flags + structure
+            var variants = [advert, Array(advert.dropLast()), advert + [0x00], advert + [0x02]]
+            for index in 0..<min(9, advert.count) {
+                for value in UInt8.min...UInt8.max where value != advert[index] {
+                    var variant = advert
+                    variant[index] = value
+                    variants.append(variant)
+                }
+            }
+            for advert in variants {
+                let fast = advert.withUnsafeBytes { AdvertisingData.summarize($0) }
+                let expected = Self.reference(advert)
+                shortcuts[expected.kind, default: 0] += 1
+                #expect(fast.kind == expected.kind, "\(advert)")
+                #expect(fast.beacon?.minor == expected.minor, "\(advert)")
+                #expect(fast.hadBadStructure == expected.bad, "\(advert)")
+                #expect(fast.hadMalformedIBeacon == expected.malformed, "\(advert)")
             }
         }
-        var shortcuts = 0
-        for advert in variants {
-            let fast = advert.withUnsafeBytes { AdvertisingData.summarize($0) }
-            let expected = Self.reference(advert)
-            if expected.kind == .iBeacon { shortcuts += 1 }
-            #expect(fast.kind == expected.kind, "\(advert)")
-            #expect(fast.beacon?.minor == expected.minor, "\(advert)")
-            #expect(fast.hadBadStructure == expected.bad, "\(advert)")
-            #expect(fast.hadMalformedIBeacon == expected.malformed, "\(advert)")
-        }
-        // The flags' value (byte 2) is free: 256 of them, and the advert with a zero-length terminator after it.
-        #expect(shortcuts > 256)
+        // Each kind the shortcut can give was among the variants (the flags' value, byte 2, is free).
+        for kind in [AdvertKind.iBeacon, .appleOther, .altBeacon, .other] { #expect(shortcuts[kind, default: 0] > 256, "\(kind)") }
         let beacon = canonical.withUnsafeBytes { AdvertisingData.summarize($0) }.beacon
         #expect(beacon?.uuid.description == "21EECF71-D5C7-4A00-9B90-27C94B5146EA")
         #expect(beacon?.major == 1)
