@@ -44,7 +44,8 @@ public enum AdvertisingData {
         }
         var rank = Rank.other
         var beaconAt = -1
-        var offset = 0
+        // A leading flags structure (`02 01 xx`) needs no look: start after it.
+        var offset = count >= 3 && UInt16(littleEndian: base.loadUnaligned(as: UInt16.self)) == 0x0102 ? 3 : 0
         // Wrapping arithmetic: every offset here is below `count` (at most a few hundred bytes), so none can
         // overflow, and the overflow traps cost more than the sums on this walk (about 12 % of the decode, measured).
         while offset < count {
