@@ -8,7 +8,7 @@ public struct AdvertDecoder: Sendable {
     public init() {}
 
     /// Decodes one record and calls `body` for every advertisement in it, of any kind.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func decode(_ record: CaptureRecord, _ body: (Advert) -> Void) {
         counters.records += 1
         if case .h4WithDirection = record.link, var reports = Self.incomingLegacyReports201(record.payload) {
@@ -22,6 +22,13 @@ public struct AdvertDecoder: Sendable {
             }
             return
         }
+        decodeGeneral(record, body)
+    }
+
+    /// Every record the link type 201 shortcut does not take. Kept out of line so that `decode`, inlined into
+    /// the record loop, stays small there.
+    @inlinable @inline(never)
+    mutating func decodeGeneral(_ record: CaptureRecord, _ body: (Advert) -> Void) {
         guard let packet = HCIPacket(record, counters: &counters) else { return }
         // Outgoing packets and everything that is not an event are not adverts.
         guard packet.kind == .event, packet.incoming != false else {
