@@ -90,10 +90,12 @@ public enum AdvertisingData {
     /// would find just that; one test of five bytes finds it without walking. `count` is at least 7.
     @inlinable @inline(__always)
     static func isFlagsThenManufacturerData(_ base: UnsafeRawPointer, count: Int) -> Bool {
-        // Bytes 0-3 as a little-endian word with byte 2 (the flags' value) masked out; byte 3 is the second
-        // structure's length, which must reach exactly to the end.
+        // Byte 3 is the second structure's length, which must reach exactly to the end: a length byte reaches at
+        // most 259 bytes in all (longer data, from an extended advert, is walked).
+        guard count <= 259 else { return false }
+        // Bytes 0-3 as a little-endian word with byte 2 (the flags' value) masked out.
         let head = UInt32(littleEndian: base.loadUnaligned(as: UInt32.self)) & 0xFF00_FFFF
-        return head == 0x0000_0102 | UInt32(truncatingIfNeeded: count &- 4) << 24
+        return head == 0x0000_0102 | UInt32(count &- 4) << 24
             && base.load(fromByteOffset: 4, as: UInt8.self) == manufacturerSpecific
     }
 

@@ -113,6 +113,13 @@ import Testing
                 #expect(fast.hadMalformedIBeacon == expected.malformed, "\(advert)")
             }
         }
+        // Data longer than a length byte can reach: 286 bytes, whose 282 past byte 3 would read as 26 in a byte.
+        // It must be walked, to find the malformed iBeacon prefix at its end.
+        let long = AdvertisingDataTests.flags + AdvertisingDataTests.iBeacon + [0xFF, 0xFF, 0x4C, 0x00, 0x02, 0x15]
+            + [UInt8](repeating: 1, count: 250)
+        #expect(long.count == 286)
+        let summary = long.withUnsafeBytes { AdvertisingData.summarize($0) }
+        #expect(summary.kind == .iBeacon && summary.hadMalformedIBeacon && Self.reference(long).malformed)
         // Each kind the shortcut can give was among the variants (the flags' value, byte 2, is free).
         for kind in [AdvertKind.iBeacon, .appleOther, .altBeacon, .other] { #expect(shortcuts[kind, default: 0] > 256, "\(kind)") }
         let beacon = canonical.withUnsafeBytes { AdvertisingData.summarize($0) }.beacon
