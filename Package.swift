@@ -51,7 +51,10 @@ let package = Package(
         ),
         // A small typed layer over libdbus: connection, method calls that keep serving incoming calls while
         // waiting (bluetoothd calls back before it answers), signals, and values to and from messages.
-        .target(name: "BeaconDBus", dependencies: ["CDBus"]),
+        // Defines the libdbus functions BeaconDBus calls and loads libdbus on the first of them, so that only a
+        // daemon that uses D-Bus loads it (and the libraries it needs) at all.
+        .target(name: "CDBusLoad", dependencies: ["CDBus"]),
+        .target(name: "BeaconDBus", dependencies: ["CDBus", "CDBusLoad"]),
         // Pure bytes -> values: capture containers, HCI events, AD structures, iBeacon frames.
         // No I/O, no clock, no Foundation.
         .target(name: "BeaconWire"),

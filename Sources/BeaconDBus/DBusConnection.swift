@@ -1,4 +1,5 @@
 internal import CDBus
+internal import CDBusLoad
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -25,6 +26,7 @@ public final class DBusConnection: @unchecked Sendable {
 
     /// The system bus (where bluetoothd lives), on a private connection of beacond's own.
     public static func system() throws(DBusError) -> DBusConnection {
+        try loadLibrary()
         var error = DBus.Error()
         guard let raw = dbus_bus_get_private(DBUS_BUS_SYSTEM, &error.raw) else { throw error.take("connect to the system bus") }
         return DBusConnection(raw)
@@ -32,6 +34,7 @@ public final class DBusConnection: @unchecked Sendable {
 
     /// A bus at `address` (a private dbus-daemon in tests), registered with it.
     public static func open(address: String) throws(DBusError) -> DBusConnection {
+        try loadLibrary()
         var error = DBus.Error()
         guard let raw = dbus_connection_open_private(address, &error.raw) else { throw error.take("connect to \(address)") }
         guard dbus_bus_register(raw, &error.raw) != 0 else {
@@ -40,6 +43,13 @@ public final class DBusConnection: @unchecked Sendable {
             throw error.take("register with \(address)")
         }
         return DBusConnection(raw)
+    }
+
+    /// libdbus is loaded on first use (CDBusLoad); a machine without it gets this error, not a crash.
+    private static func loadLibrary() throws(DBusError) {
+        if let why = beacond_dbus_load() {
+            throw DBusError(name: "org.freedesktop.DBus.Error.NotSupported", message: String(cString: why))
+        }
     }
 
     private init(_ raw: OpaquePointer) {

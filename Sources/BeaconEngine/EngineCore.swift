@@ -75,15 +75,17 @@ struct EngineCore: Sendable {
             }
             position -= 1
         }
-        close(gone, into: &sightings)
+        close(&gone, into: &sightings)
     }
 
     @usableFromInline
     mutating func finish(into sightings: inout [Sighting]) {
-        let gone = visits
-        visits.removeAll(keepingCapacity: true)
+        // Moved out, not copied: keeping the table's capacity while `gone` still shared it made a second table,
+        // the largest allocation of a shutdown.
+        var gone: [BeaconVisit] = []
+        swap(&gone, &visits)
         visitIndex.removeAll()
-        close(gone, into: &sightings)
+        close(&gone, into: &sightings)
     }
 
     mutating func replaceMissingSet(_ set: MissingBikeSet) {
@@ -128,14 +130,15 @@ struct EngineCore: Sendable {
         return visit
     }
 
-    private mutating func close(_ gone: [BeaconVisit], into sightings: inout [Sighting]) {
+    private mutating func close(_ gone: inout [BeaconVisit], into sightings: inout [Sighting]) {
         counters.visitsClosed += gone.count
-        // Deterministic order whatever the table's layout: by when each was last heard, then by beacon.
-        let ordered = gone.sorted {
+        // Deterministic order whatever the table's layout: by when each was last heard, then by beacon (sorted in
+        // place: the visits are the caller's to give up).
+        gone.sort {
             ($0.lastSeenTime, $0.beacon.uuid.rawValue, $0.beacon.major, $0.beacon.minor)
                 < ($1.lastSeenTime, $1.beacon.uuid.rawValue, $1.beacon.major, $1.beacon.minor)
         }
-        for visit in ordered {
+        for visit in gone {
             guard let report = visit.policy.left() else { continue }
             emit(visit.sighting(report, bikeID: visit.bikeID ?? "?", station: configuration.stationID), into: &sightings)
         }
