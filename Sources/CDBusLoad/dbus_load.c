@@ -3,8 +3,9 @@
 // Why: only the BlueZ D-Bus backend talks to D-Bus, and a binary that names libdbus loads it, and with it
 // libsystemd and the compression and crypto libraries libsystemd needs, into every process at start: 0.8 MiB
 // resident in a daemon that replays a capture or reads the HCI socket and never calls one of them (BENCHMARKS.md,
-// "RSS: what it took"). scripts/build-release links with --as-needed, so the release binary does not name libdbus
-// at all; other builds still name it, and these definitions are used all the same.
+// "RSS: what it took"). libdbus's pkg-config still names it on the link line; scripts/build-release removes that
+// name from the release binary (nothing in it calls libdbus but through here). Other builds keep the name and load
+// libdbus at start, and these definitions are used all the same.
 //
 // Each definition has the prototype of <dbus/dbus.h>, which the compiler checks it against.
 #include "cdbus_load.h"
