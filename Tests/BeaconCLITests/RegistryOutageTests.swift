@@ -26,9 +26,10 @@ import Testing
         // The daemon's count first: an attempt the registry has seen may not have had its answer counted yet.
         let retries = try #require(cafe.status()).outbox.retries
         let attempts = cafe.registry.requests.filter { $0.path == "/sightings" }.count
-        // Backoff from 1-2 s, doubling: at most 5 attempts in these 10 s (and at least 3), where a loop
-        // without backoff would have made thousands.
-        #expect((3...5).contains(attempts), "\(attempts) attempts in 10 s of outage")
+        // Backoff from 1-2 s, doubling: at most 5 attempts in these 10 s, where a loop without backoff would have
+        // made thousands. At least 2: it does retry (3 on a quiet machine; CI once saw only 2, under ThreadSanitizer
+        // with the whole suite on two cores).
+        #expect((2...5).contains(attempts), "\(attempts) attempts in 10 s of outage")
         #expect(cafe.registry.posts.isEmpty)
         #expect((attempts - 1...attempts).contains(retries), "status counts \(retries) retries for \(attempts) attempts")
 
