@@ -15,7 +15,6 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 // (return type, name, parameters, arguments) of each function beacond calls; V for the ones that return nothing.
 #define DBUS_FUNCTIONS(X, V) \
