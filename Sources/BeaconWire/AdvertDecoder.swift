@@ -10,12 +10,14 @@ public struct AdvertDecoder: Sendable {
     /// Decodes one record and calls `body` for every advertisement in it, of any kind.
     @inlinable @inline(__always)
     public mutating func decode(_ record: CaptureRecord, _ body: (Advert) -> Void) {
-        counters.records += 1
+        // Wrapping adds for the per-record counters: a 64-bit count of adverts cannot overflow, and the trap's
+        // test is a measurable part of a record's cost.
+        counters.records &+= 1
         if case .h4WithDirection = record.link, var reports = Self.incomingLegacyReports201(record.payload) {
             // Nearly every record of a scanning station's capture taken on Linux (tcpdump and Wireshark write link
             // type 201 for a Bluetooth interface). Counted as the general path below counts it (one HCI event,
             // then its reports), behind one combined check instead of a cursor read per header field.
-            counters.hciEvents += 1
+            counters.hciEvents &+= 1
             let time = record.time
             LEMetaEvent.legacyReports(&reports, counters: &counters) { report, counters in
                 Self.emit(report, time: time, adapter: record.adapter, counters: &counters, body)
@@ -60,7 +62,9 @@ public struct AdvertDecoder: Sendable {
     /// record down the general path, which counts whatever is wrong with it.
     @inlinable @inline(__always)
     static func incomingLegacyReports201(_ payload: UnsafeRawBufferPointer) -> ByteReader? {
-        guard payload.count >= 9, let base = payload.baseAddress else { return nil }
+        // A buffer of 9 bytes or more has a base address.
+        guard payload.count >= 9 else { return nil }
+        let base = payload.baseAddress.unsafelyUnwrapped
         let length = Int(base.load(fromByteOffset: 6, as: UInt8.self))
         guard base.loadUnaligned(as: UInt32.self) != 0,
             base.loadUnaligned(fromByteOffset: 4, as: UInt16.self) == UInt16(littleEndian: 0x3E04),

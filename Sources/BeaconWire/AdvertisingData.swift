@@ -126,15 +126,16 @@ public enum AdvertisingData {
         @usableFromInline static let altBeacon: UInt8 = 3
         @usableFromInline static let iBeacon: UInt8 = 4
 
+        /// Each rank's `AdvertKind` raw value, one byte per rank, read with a shift: a `switch` here compiled to
+        /// a jump table whose target changes with every advert of a mixed crowd.
+        @usableFromInline static let kindByRank: UInt64 = 0x00_02_03_01_04
+
         @inlinable @inline(__always)
         static func kind(_ rank: UInt8) -> AdvertKind {
-            switch rank {
-            case iBeacon: .iBeacon
-            case altBeacon: .altBeacon
-            case eddystone: .eddystone
-            case appleOther: .appleOther
-            default: .other
-            }
+            let raw = UInt8(truncatingIfNeeded: kindByRank &>> (UInt64(rank) &* 8))
+            // Every rank the walk produces (0...4) maps to a case's raw value (0...4), and `AdvertKind` is one byte
+            // holding its raw value, so the cast is exact (`AdvertisingDataReferenceTests` compares every kind).
+            return unsafeBitCast(raw, to: AdvertKind.self)
         }
     }
 

@@ -75,29 +75,37 @@ public enum LEMetaEvent {
             counters.drop(.truncatedEvent)
             return
         }
+        // Every advert the radio hears passes here, so the report's bounds are checked twice, once for its fixed
+        // 9 bytes and once for its data and RSSI, and its fields are then read at fixed offsets. The cursor is kept
+        // in a local, with wrapping arithmetic: it never passes `count` (an event's few hundred bytes), so no sum
+        // here can overflow, and the overflow tests cost more than the sums.
+        let count = reader.bytes.count
+        var offset = reader.offset
+        defer { reader.offset = offset }
         while remaining > 0 {
-            remaining -= 1
-            // Every advert the radio hears passes here, so the report's bounds are checked twice, once for its
-            // fixed 9 bytes and once for its data and RSSI, and its fields are then read at fixed offsets.
-            guard reader.remaining >= 9, let report = reader.bytes.baseAddress.map({ $0 + reader.offset }) else {
+            remaining &-= 1
+            let left = count &- offset
+            guard left >= 9 else {
                 counters.drop(.reportPastEvent)
                 return
             }
+            // At least 9 bytes are left, so the buffer has a base address.
+            let report = reader.bytes.baseAddress.unsafelyUnwrapped + offset
             let length = Int(report.load(fromByteOffset: 8, as: UInt8.self))
-            guard reader.remaining >= 10 + length else {
+            guard left >= 10 &+ length else {
                 counters.drop(.reportPastEvent)
                 return
             }
-            reader.offset += 10 + length
+            offset &+= 10 &+ length
             guard length <= maxLegacyDataLength else {
                 counters.drop(.badReportLength)
                 continue
             }
-            counters.advertisingReports += 1
+            counters.advertisingReports &+= 1
             body(AdvertisingReport(
                 address: BluetoothAddress(wire: report + 2),
                 addressType: AddressType(hci: report.load(fromByteOffset: 1, as: UInt8.self)),
-                rssi: rssiValue(report.load(fromByteOffset: 9 + length, as: UInt8.self)),
+                rssi: rssiValue(report.load(fromByteOffset: 9 &+ length, as: UInt8.self)),
                 eventType: UInt16(report.load(as: UInt8.self)), isExtended: false,
                 data: UnsafeRawBufferPointer(start: report + 9, count: length)), &counters)
         }

@@ -66,20 +66,8 @@ public final class CaptureStream<Source: ByteSource> {
     /// need before returning. Throws only what `body` or the source throws.
     @inlinable
     public func forEachRecord(_ body: (CaptureRecord, RecordPosition) throws -> Void) throws {
-        switch format {
-        case .pcap:
-            var framer = PcapFramer()
-            try drive(&framer, body)
-        case .pcapng:
-            var framer = PcapNGFramer()
-            try drive(&framer, body)
-        case .btsnoop:
-            var framer = BTSnoopFramer()
-            try drive(&framer, body)
-        case .hexText:
-            var framer = HexTextFramer()
-            try drive(&framer, body)
-        }
+        var framer = FormatFramer(format)
+        try drive(&framer, body)
     }
 
     // Inlined into each case of `forEachRecord` so every framer gets its own specialised loop.
@@ -87,12 +75,15 @@ public final class CaptureStream<Source: ByteSource> {
     func drive<Framer: CaptureFramer>(_ framer: inout Framer, _ body: (CaptureRecord, RecordPosition) throws -> Void) throws {
         var frame = 0
         while !(start == end && sourceAtEnd) {
-            let window = UnsafeMutableRawBufferPointer(rebasing: buffer[start..<end])
+            // `fill` and `discard` keep 0 <= start <= end <= buffer.count, and the buffer is never empty: the window
+            // is made without the range checks a slice would repeat for every record.
+            let window = UnsafeMutableRawBufferPointer(start: buffer.baseAddress.unsafelyUnwrapped + start, count: end &- start)
             switch framer.next(window, atEnd: sourceAtEnd) {
             case .record(let record, let consumed):
-                guard consumed > 0, consumed <= window.count else { return stop(.corruptRecord) }
-                frame += 1
-                start += consumed
+                // 0 < consumed <= window.count, as one unsigned comparison.
+                guard UInt(bitPattern: consumed &- 1) < UInt(bitPattern: window.count) else { return stop(.corruptRecord) }
+                frame &+= 1
+                start &+= consumed
                 try body(record, RecordPosition(frame: frame, endOffset: bufferOffset + start))
             case .skipped(let consumed):
                 guard consumed > 0 else { return stop(.corruptRecord) }

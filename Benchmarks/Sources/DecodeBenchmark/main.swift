@@ -28,7 +28,7 @@ func decodeWithBeacond(_ path: String) throws -> (Tally, allocations: UInt64) {
     try file.forEachRecord { record, _ in
         decoder.decode(record) { advert in
             if let beacon = advert.beacon {
-                tally.ibeacons += 1
+                tally.ibeacons &+= 1
                 tally.checksum &+= UInt64(beacon.minor) &+ UInt64(beacon.major) &+ UInt64(bitPattern: Int64(beacon.measuredPower))
             }
         }

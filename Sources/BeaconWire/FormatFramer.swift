@@ -1,0 +1,56 @@
+/// The framer a capture's format calls for, behind one type, so that the record loop is compiled once and
+/// calls its body from one place: the caller's per-record closure is then inlined into the loop instead of
+/// called per record. pcap, what a Linux capture nearly always is, is inlined too; the other formats' framers
+/// are called out of line, as they were before.
+@usableFromInline
+struct FormatFramer: CaptureFramer {
+    @usableFromInline let format: CaptureFormat
+    @usableFromInline var pcap = PcapFramer()
+    @usableFromInline var others: OtherFramer
+
+    @usableFromInline
+    enum OtherFramer {
+        case none
+        case pcapng(PcapNGFramer)
+        case btsnoop(BTSnoopFramer)
+        case hexText(HexTextFramer)
+    }
+
+    @inlinable
+    init(_ format: CaptureFormat) {
+        self.format = format
+        switch format {
+        case .pcap: others = .none
+        case .pcapng: others = .pcapng(PcapNGFramer())
+        case .btsnoop: others = .btsnoop(BTSnoopFramer())
+        case .hexText: others = .hexText(HexTextFramer())
+        }
+    }
+
+    @inlinable @inline(__always)
+    mutating func next(_ window: UnsafeMutableRawBufferPointer, atEnd: Bool) -> FrameStep {
+        if case .pcap = format { return pcap.next(window, atEnd: atEnd) }
+        return Self.next(&others, window, atEnd: atEnd)
+    }
+
+    // Static, and given only `others`: the pcap framer's state never has its address taken, so the compiler can
+    // keep it in registers across the record loop.
+    @usableFromInline @inline(never)
+    static func next(_ others: inout OtherFramer, _ window: UnsafeMutableRawBufferPointer, atEnd: Bool) -> FrameStep {
+        switch others {
+        case .none: return .corrupt(.corruptRecord)
+        case .pcapng(var framer):
+            others = .none
+            defer { others = .pcapng(framer) }
+            return framer.next(window, atEnd: atEnd)
+        case .btsnoop(var framer):
+            others = .none
+            defer { others = .btsnoop(framer) }
+            return framer.next(window, atEnd: atEnd)
+        case .hexText(var framer):
+            others = .none
+            defer { others = .hexText(framer) }
+            return framer.next(window, atEnd: atEnd)
+        }
+    }
+}
