@@ -34,13 +34,15 @@ public enum AdvertisingData {
         guard let base = data.baseAddress else { return summary }
         let count = data.count
         var rank = Rank.other
-        var beaconAt = -1
+        var beaconAt = 0  // where the first iBeacon's body starts; 0 for none (no body starts at 0)
+        var malformed = false
+        var bad = false
         var offset = 0
         // A leading flags structure (`02 01 xx`) needs no look: start after it.
         if count >= 3, UInt16(littleEndian: base.loadUnaligned(as: UInt16.self)) == flagsHeader {
             offset = 3
             if isOneManufacturerStructure(base, at: 3, count: count) {
-                (rank, summary.hadMalformedIBeacon) = manufacturerRank(base, body: 5, bodyCount: count &- 5)
+                (rank, malformed) = manufacturerRank(base, body: 5, bodyCount: count &- 5)
                 if rank == Rank.iBeacon { beaconAt = 5 }
                 offset = count  // nothing left to walk
             }
@@ -49,36 +51,37 @@ public enum AdvertisingData {
         // overflow, and the overflow traps cost more than the sums on this walk (about 12 % of the decode, measured).
         while offset < count {
             let length = Int(base.load(fromByteOffset: offset, as: UInt8.self))
-            if length == 0 { break }
-            guard length < count &- offset else {
-                summary.hadBadStructure = true
+            // Both ways a walk ends early in one unsigned comparison: a zero length (the terminator; 0 - 1 wraps to
+            // the largest value) and a structure running past the data (bad).
+            guard UInt(bitPattern: length &- 1) < UInt(bitPattern: count &- offset &- 1) else {
+                bad = length != 0
                 break
             }
             let type = base.load(fromByteOffset: offset &+ 1, as: UInt8.self)
             let body = offset &+ 2
             let bodyCount = length &- 1
             offset &+= 1 &+ length
-            switch type {
-            case manufacturerSpecific:
+            // Manufacturer data first: of the types that matter, it is the one nearly every advert carries.
+            if type == manufacturerSpecific {
                 guard bodyCount >= 2 else { continue }
-                let (found, malformed) = manufacturerRank(base, body: body, bodyCount: bodyCount)
-                if found == Rank.iBeacon, beaconAt < 0 { beaconAt = body }
-                if malformed { summary.hadMalformedIBeacon = true }
-                rank = max(rank, found)
-            case serviceData16:
-                if bodyCount >= 2, u16(base, body) == eddystoneServiceUUID { rank = max(rank, Rank.eddystone) }
-            case incompleteServiceUUIDs16, completeServiceUUIDs16:
+                let (found, wrongLength) = manufacturerRank(base, body: body, bodyCount: bodyCount)
+                if found == Rank.iBeacon, beaconAt == 0 { beaconAt = body }
+                malformed = malformed || wrongLength
+                rank = min(rank, found)
+            } else if type == serviceData16 {
+                if bodyCount >= 2, u16(base, body) == eddystoneServiceUUID { rank = min(rank, Rank.eddystone) }
+            } else if type == incompleteServiceUUIDs16 || type == completeServiceUUIDs16 {
                 var index = body
-                while index + 1 < body + bodyCount {
-                    if u16(base, index) == eddystoneServiceUUID { rank = max(rank, Rank.eddystone) }
-                    index += 2
+                while index &+ 1 < body &+ bodyCount {
+                    if u16(base, index) == eddystoneServiceUUID { rank = min(rank, Rank.eddystone) }
+                    index &+= 2
                 }
-            default:
-                break
             }
         }
         summary.kind = Rank.kind(rank)
-        if beaconAt >= 0 {
+        summary.hadBadStructure = bad
+        summary.hadMalformedIBeacon = malformed
+        if beaconAt != 0 {
             summary.beacon = IBeacon(uncheckedManufacturerData: UnsafeRawBufferPointer(start: base + beaconAt, count: IBeacon.manufacturerDataLength))
         }
         return summary
@@ -117,25 +120,23 @@ public enum AdvertisingData {
     @usableFromInline static let iBeaconCode: UInt16 = 0x1502
     @usableFromInline static let altBeaconCode: UInt16 = 0xACBE
 
-    /// How specific a kind is: an advert is the most specific kind any of its structures shows
-    /// (iBeacon, then AltBeacon, Eddystone, other Apple).
+    /// How specific a kind is: an advert is the most specific kind any of its structures shows (iBeacon, then
+    /// AltBeacon, Eddystone, other Apple). A rank is its `AdvertKind`'s raw value, the cases being declared most
+    /// specific first, so the walk keeps the smallest and the kind needs no mapping afterwards.
     @usableFromInline enum Rank {
-        @usableFromInline static let other: UInt8 = 0
-        @usableFromInline static let appleOther: UInt8 = 1
+        // Literals, not `AdvertKind.x.rawValue`: that would be a lazily initialised global, read through a call.
+        // `AdvertisingDataTests` checks each against its kind.
+        @usableFromInline static let iBeacon: UInt8 = 0
+        @usableFromInline static let altBeacon: UInt8 = 1
         @usableFromInline static let eddystone: UInt8 = 2
-        @usableFromInline static let altBeacon: UInt8 = 3
-        @usableFromInline static let iBeacon: UInt8 = 4
-
-        /// Each rank's `AdvertKind` raw value, one byte per rank, read with a shift: a `switch` here compiled to
-        /// a jump table whose target changes with every advert of a mixed crowd.
-        @usableFromInline static let kindByRank: UInt64 = 0x00_02_03_01_04
+        @usableFromInline static let appleOther: UInt8 = 3
+        @usableFromInline static let other: UInt8 = 4
 
         @inlinable @inline(__always)
         static func kind(_ rank: UInt8) -> AdvertKind {
-            let raw = UInt8(truncatingIfNeeded: kindByRank &>> (UInt64(rank) &* 8))
-            // Every rank the walk produces (0...4) maps to a case's raw value (0...4), and `AdvertKind` is one byte
-            // holding its raw value, so the cast is exact (`AdvertisingDataReferenceTests` compares every kind).
-            return unsafeBitCast(raw, to: AdvertKind.self)
+            // Every rank the walk produces is one of the five above, and `AdvertKind` is one byte holding its raw
+            // value, so the cast is exact (`AdvertisingDataReferenceTests` compares every kind).
+            unsafeBitCast(rank, to: AdvertKind.self)
         }
     }
 

@@ -48,4 +48,23 @@ import Testing
         #expect(summarize([0x05, 0xFF, 0x06, 0x00, 0x01, 0x09]).kind == .other)
         #expect(summarize([]).kind == .other)
     }
+
+    /// An advert carrying several families is the most specific of them, whatever their order: iBeacon, then
+    /// AltBeacon, Eddystone, other Apple, other.
+    @Test func theMostSpecificKindWins() {
+        let appleOther: [UInt8] = [0x05, 0xFF, 0x4C, 0x00, 0x10, 0x05]
+        let eddystone: [UInt8] = [0x03, 0x03, 0xAA, 0xFE]
+        let altBeacon: [UInt8] = [0x1B, 0xFF, 0x18, 0x01, 0xBE, 0xAC] + [UInt8](repeating: 0, count: 22)
+        let other: [UInt8] = [0x05, 0xFF, 0x06, 0x00, 0x01, 0x09]
+        let ranked: [([UInt8], AdvertKind)] = [
+            (Self.iBeacon, .iBeacon), (altBeacon, .altBeacon), (eddystone, .eddystone), (appleOther, .appleOther), (other, .other),
+        ]
+        for (i, (first, firstKind)) in ranked.enumerated() {
+            for (second, secondKind) in ranked[i...] {
+                let expected = firstKind  // `ranked` runs from most to least specific
+                #expect(summarize(first + second).kind == expected, "\(firstKind) + \(secondKind)")
+                #expect(summarize(second + first).kind == expected, "\(secondKind) + \(firstKind)")
+            }
+        }
+    }
 }
