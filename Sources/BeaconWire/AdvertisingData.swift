@@ -38,6 +38,11 @@ public enum AdvertisingData {
         var malformed = false
         var bad = false
         var offset = 0
+        if isCanonicalIBeacon(base, count: count) {
+            summary.kind = .iBeacon
+            summary.beacon = IBeacon(uncheckedManufacturerData: UnsafeRawBufferPointer(start: base + 5, count: IBeacon.manufacturerDataLength))
+            return summary
+        }
         // A leading flags structure (`02 01 xx`) needs no look: start after it.
         if count >= 3, UInt16(littleEndian: base.loadUnaligned(as: UInt16.self)) == flagsHeader {
             offset = 3
@@ -86,6 +91,22 @@ public enum AdvertisingData {
         }
         return summary
     }
+
+    /// The advert every iBeacon sends, 30 bytes: flags (`02 01 xx`, any value), then Apple's 26-byte manufacturer
+    /// structure with the iBeacon type and length (`1A FF 4C 00 02 15`) and 21 bytes running exactly to the end.
+    /// Told by one 8-byte comparison, a ninth byte and the length: the product's own case decided before any
+    /// other, which a mixed crowd's adverts made measurably cheaper than finding it by the steps below.
+    @inlinable @inline(__always)
+    static func isCanonicalIBeacon(_ base: UnsafeRawPointer, count: Int) -> Bool {
+        count == 30
+            && UInt64(littleEndian: base.loadUnaligned(as: UInt64.self)) & canonicalIBeaconMask == canonicalIBeaconPrefix
+            && base.load(fromByteOffset: 8, as: UInt8.self) == 0x15
+    }
+
+    /// Bytes 0-7 of the canonical iBeacon advert as a little-endian word (`02 01 __ 1A FF 4C 00 02`), and the mask
+    /// that leaves out byte 2, the flags' value.
+    @usableFromInline static let canonicalIBeaconPrefix: UInt64 = 0x0200_4CFF_1A00_0102
+    @usableFromInline static let canonicalIBeaconMask: UInt64 = 0xFFFF_FFFF_FF00_FFFF
 
     /// `02 01`, a flags structure's length and type, as a little-endian word.
     @usableFromInline static let flagsHeader: UInt16 = 0x0102
