@@ -70,7 +70,7 @@ public final class CaptureStream<Source: ByteSource> {
         try drive(&framer, body)
     }
 
-    // Inlined into each case of `forEachRecord` so every framer gets its own specialised loop.
+    // Inlined into `forEachRecord`, so the caller gets one loop, specialised for its closure and the framers.
     @inlinable @inline(__always)
     func drive<Framer: CaptureFramer>(_ framer: inout Framer, _ body: (CaptureRecord, RecordPosition) throws -> Void) throws {
         var frame = 0

@@ -33,12 +33,13 @@ struct FormatFramer: CaptureFramer {
         return Self.next(&others, window, atEnd: atEnd)
     }
 
-    // Static, and given only `others`: the pcap framer's state never has its address taken, so the compiler can
-    // keep it in registers across the record loop.
+    // Static, and given only `others`: the call passes the other framers' state, not the whole of this one with the
+    // pcap framer's (one instruction less per record, measured). Each framer is moved out of the enum while it
+    // works, so a pcapng framer's interface list is not copied on write.
     @usableFromInline @inline(never)
     static func next(_ others: inout OtherFramer, _ window: UnsafeMutableRawBufferPointer, atEnd: Bool) -> FrameStep {
         switch others {
-        case .none: return .corrupt(.corruptRecord)
+        case .none: return .corrupt(.corruptRecord)  // only a pcap framer has no other framer, and it is not called
         case .pcapng(var framer):
             others = .none
             defer { others = .pcapng(framer) }
