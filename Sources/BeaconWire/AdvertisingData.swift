@@ -70,10 +70,14 @@ public enum AdvertisingData {
             // Manufacturer data first: of the types that matter, it is the one nearly every advert carries.
             if type == manufacturerSpecific {
                 guard bodyCount >= 2 else { continue }
-                let (found, wrongLength) = manufacturerRank(base, body: body, bodyCount: bodyCount)
-                if found == Rank.iBeacon, beaconAt == 0 { beaconAt = body }
-                malformed = malformed || wrongLength
-                rank = min(rank, found)
+                if u16(base, body) == appleCompanyID {
+                    let (found, wrongLength) = manufacturerRank(base, body: body, bodyCount: bodyCount)
+                    if found == Rank.iBeacon, beaconAt == 0 { beaconAt = body }
+                    malformed = malformed || wrongLength
+                    rank = min(rank, found)
+                } else if bodyCount >= 4, u16(base, body &+ 2) == altBeaconCode {
+                    rank = min(rank, Rank.altBeacon)
+                }
             } else if type == serviceData16 {
                 if bodyCount >= 2, u16(base, body) == eddystoneServiceUUID { rank = min(rank, Rank.eddystone) }
             } else if type == incompleteServiceUUIDs16 || type == completeServiceUUIDs16 {

@@ -74,10 +74,16 @@ public final class CaptureStream<Source: ByteSource> {
     @inlinable @inline(__always)
     func drive<Framer: CaptureFramer>(_ framer: inout Framer, _ body: (CaptureRecord, RecordPosition) throws -> Void) throws {
         var frame = 0
+        // The window's bounds are kept in locals while records are handed out, not read from and written back to
+        // this object for every record; they are stored before `fill` or `discard` moves them (and read again
+        // after), and when the loop ends, however it ends. `fill` and `discard` keep 0 <= start <= end <=
+        // buffer.count, and the buffer is never empty: the window is made without a slice's range checks.
+        var base = buffer.baseAddress.unsafelyUnwrapped
+        var start = self.start
+        var end = self.end
+        defer { self.start = start }
         while !(start == end && sourceAtEnd) {
-            // `fill` and `discard` keep 0 <= start <= end <= buffer.count, and the buffer is never empty: the window
-            // is made without the range checks a slice would repeat for every record.
-            let window = UnsafeMutableRawBufferPointer(start: buffer.baseAddress.unsafelyUnwrapped + start, count: end &- start)
+            let window = UnsafeMutableRawBufferPointer(start: base + start, count: end &- start)
             switch framer.next(window, atEnd: sourceAtEnd) {
             case .record(let record, let consumed):
                 // 0 < consumed <= window.count, as one unsigned comparison.
@@ -87,16 +93,23 @@ public final class CaptureStream<Source: ByteSource> {
                 try body(record, RecordPosition(frame: frame, endOffset: bufferOffset + start))
             case .skipped(let consumed):
                 guard consumed > 0 else { return stop(.corruptRecord) }
+                self.start = start
                 try discard(consumed)
+                (base, start, end) = (buffer.baseAddress.unsafelyUnwrapped, self.start, self.end)
             case .dropped(let reason, let consumed):
                 guard consumed > 0 else { return stop(.corruptRecord) }
                 frame += 1
                 countDroppedRecord(reason)
+                self.start = start
                 try discard(consumed)
+                (base, start, end) = (buffer.baseAddress.unsafelyUnwrapped, self.start, self.end)
             case .needMore(let wanted):
                 if sourceAtEnd { return stop(.truncatedRecord) }
                 guard wanted > window.count else { return stop(.corruptRecord) }
-                guard try fill(atLeast: wanted) else { return stop(.corruptRecord) }
+                self.start = start
+                let filled = try fill(atLeast: wanted)
+                (base, start, end) = (buffer.baseAddress.unsafelyUnwrapped, self.start, self.end)
+                guard filled else { return stop(.corruptRecord) }
             case .corrupt(let reason):
                 return stop(reason)
             }
