@@ -24,9 +24,9 @@ public enum AdvertisingData {
     /// A zero length ends the data early (the spec's terminator; the kernel's and BlueZ's parsers stop there
     /// too, so a beacon behind it is not seen). A structure running past the data is dropped.
     ///
-    /// This runs for every advert the radio hears, so the walk keeps its state in a few integers (the best
-    /// kind's rank, where the first iBeacon starts) and reads through the raw base pointer: each structure's
-    /// length is checked against what is left before any of its bytes are read. The `IBeacon` is built once: at
+    /// This runs for every advert the radio hears, so the walk keeps its state in a few locals (the best kind's
+    /// rank, where the first iBeacon's body is) and moves a raw pointer through the data: each structure's length
+    /// is checked against the data's end before any of its bytes are read. The `IBeacon` is built once: at
     /// once for the canonical advert (returning there, not falling through to the end, measured 4 instructions
     /// per report fewer), otherwise after the walk.
     @inlinable @inline(__always)
@@ -35,64 +35,63 @@ public enum AdvertisingData {
         guard let base = data.baseAddress else { return summary }
         let count = data.count
         var rank = Rank.other
-        var beaconAt = 0  // where the first iBeacon's body starts; 0 for none (no body starts at 0)
+        var beaconAt: UnsafeRawPointer? = nil  // the first iBeacon's body
         var malformed = false
         var bad = false
-        var offset = 0
         if isCanonicalIBeacon(base, count: count) {
             summary.kind = .iBeacon
             summary.beacon = IBeacon(uncheckedManufacturerData: UnsafeRawBufferPointer(start: base + 5, count: IBeacon.manufacturerDataLength))
             return summary
         }
+        let end = base + count
+        var cursor = base
         // A leading flags structure (`02 01 xx`) needs no look: start after it.
         if count >= 3, UInt16(littleEndian: base.loadUnaligned(as: UInt16.self)) == flagsHeader {
-            offset = 3
+            cursor = base + 3
             if isOneManufacturerStructure(base, at: 3, count: count) {
-                (rank, malformed) = manufacturerRank(base, body: 5, bodyCount: count &- 5)
-                if rank == Rank.iBeacon { beaconAt = 5 }
-                offset = count  // nothing left to walk
+                (rank, malformed) = manufacturerRank(base + 5, bodyCount: count &- 5)
+                if rank == Rank.iBeacon { beaconAt = base + 5 }
+                cursor = end  // nothing left to walk
             }
         }
-        // Wrapping arithmetic: every offset here is below `count` (at most a few hundred bytes), so none can
-        // overflow, and the overflow traps cost more than the sums on this walk (about 12 % of the decode, measured).
-        while offset < count {
-            let length = Int(base.load(fromByteOffset: offset, as: UInt8.self))
-            // Both ways a walk ends early in one unsigned comparison: a zero length (the terminator; 0 - 1 wraps to
-            // the largest value) and a structure running past the data (bad).
-            guard UInt(bitPattern: length &- 1) < UInt(bitPattern: count &- offset &- 1) else {
+        while cursor < end {
+            let length = Int(cursor.load(as: UInt8.self))
+            let next = cursor + (1 &+ length)
+            // A zero length is the terminator; a structure running past the data is bad.
+            guard length != 0, next <= end else {
                 bad = length != 0
                 break
             }
-            let type = base.load(fromByteOffset: offset &+ 1, as: UInt8.self)
-            let body = offset &+ 2
+            let type = cursor.load(fromByteOffset: 1, as: UInt8.self)
+            let body = cursor + 2
             let bodyCount = length &- 1
-            offset &+= 1 &+ length
+            cursor = next
             // Manufacturer data first: of the types that matter, it is the one nearly every advert carries.
             if type == manufacturerSpecific {
                 guard bodyCount >= 2 else { continue }
-                if u16(base, body) == appleCompanyID {
-                    let (found, wrongLength) = manufacturerRank(base, body: body, bodyCount: bodyCount)
-                    if found == Rank.iBeacon, beaconAt == 0 { beaconAt = body }
+                if u16(body) == appleCompanyID {
+                    let (found, wrongLength) = manufacturerRank(body, bodyCount: bodyCount)
+                    if found == Rank.iBeacon, beaconAt == nil { beaconAt = body }
                     malformed = malformed || wrongLength
                     rank = min(rank, found)
-                } else if bodyCount >= 4, u16(base, body &+ 2) == altBeaconCode {
+                } else if bodyCount >= 4, u16(body + 2) == altBeaconCode {
                     rank = min(rank, Rank.altBeacon)
                 }
             } else if type == serviceData16 {
-                if bodyCount >= 2, u16(base, body) == eddystoneServiceUUID { rank = min(rank, Rank.eddystone) }
+                if bodyCount >= 2, u16(body) == eddystoneServiceUUID { rank = min(rank, Rank.eddystone) }
             } else if type == incompleteServiceUUIDs16 || type == completeServiceUUIDs16 {
-                var index = body
-                while index &+ 1 < body &+ bodyCount {
-                    if u16(base, index) == eddystoneServiceUUID { rank = min(rank, Rank.eddystone) }
-                    index &+= 2
+                var uuid = body
+                while uuid + 1 < next {
+                    if u16(uuid) == eddystoneServiceUUID { rank = min(rank, Rank.eddystone) }
+                    uuid += 2
                 }
             }
         }
         summary.kind = Rank.kind(rank)
         summary.hadBadStructure = bad
         summary.hadMalformedIBeacon = malformed
-        if beaconAt != 0 {
-            summary.beacon = IBeacon(uncheckedManufacturerData: UnsafeRawBufferPointer(start: base + beaconAt, count: IBeacon.manufacturerDataLength))
+        if let beaconAt {
+            summary.beacon = IBeacon(uncheckedManufacturerData: UnsafeRawBufferPointer(start: beaconAt, count: IBeacon.manufacturerDataLength))
         }
         return summary
     }
@@ -131,9 +130,9 @@ public enum AdvertisingData {
     /// What one manufacturer-specific structure's body (at least 2 bytes) shows: its rank, and whether it is an
     /// iBeacon prefix without an iBeacon's length.
     @inlinable @inline(__always)
-    static func manufacturerRank(_ base: UnsafeRawPointer, body: Int, bodyCount: Int) -> (rank: UInt8, malformed: Bool) {
-        let company = u16(base, body)
-        let code = bodyCount >= 4 ? u16(base, body &+ 2) : 0
+    static func manufacturerRank(_ body: UnsafeRawPointer, bodyCount: Int) -> (rank: UInt8, malformed: Bool) {
+        let company = u16(body)
+        let code = bodyCount >= 4 ? u16(body + 2) : 0
         if company == appleCompanyID {
             // 02 15: the iBeacon type and length; anything but exactly 21 bytes after them is malformed.
             guard code == iBeaconCode else { return (Rank.appleOther, false) }
@@ -166,9 +165,9 @@ public enum AdvertisingData {
         }
     }
 
-    /// A little-endian 16-bit word at `offset`, which the caller has bounds-checked.
+    /// A little-endian 16-bit word at `bytes`, which the caller has bounds-checked.
     @inlinable @inline(__always)
-    static func u16(_ base: UnsafeRawPointer, _ offset: Int) -> UInt16 {
-        UInt16(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt16.self))
+    static func u16(_ bytes: UnsafeRawPointer) -> UInt16 {
+        UInt16(littleEndian: bytes.loadUnaligned(as: UInt16.self))
     }
 }

@@ -76,27 +76,28 @@ public enum LEMetaEvent {
             return
         }
         // Every advert the radio hears passes here, so the report's bounds are checked twice, once for its fixed
-        // 9 bytes and once for its data and RSSI, and its fields are then read at fixed offsets. The cursor is kept
-        // in a local, with wrapping arithmetic: it never passes `count` (an event's few hundred bytes), so no sum
-        // here can overflow, and the overflow tests cost more than the sums.
-        let count = reader.bytes.count
-        var offset = reader.offset
-        defer { reader.offset = offset }
+        // 9 bytes and once for its data and RSSI, and its fields are then read at fixed offsets. The cursor is a
+        // pointer kept in a local (one register fewer than a base and an offset, in a loop short of registers),
+        // moved with wrapping arithmetic: it never passes the event's end, a few hundred bytes on.
+        // The count byte was read, so the buffer has a base address.
+        let base = reader.bytes.baseAddress.unsafelyUnwrapped
+        let end = base + reader.bytes.count
+        var cursor = base + reader.offset
+        defer { reader.offset = cursor - base }
         while remaining > 0 {
             remaining &-= 1
-            let left = count &- offset
+            let left = end - cursor
             guard left >= 9 else {
                 counters.drop(.reportPastEvent)
                 return
             }
-            // At least 9 bytes are left, so the buffer has a base address.
-            let report = reader.bytes.baseAddress.unsafelyUnwrapped + offset
+            let report = cursor
             let length = Int(report.load(fromByteOffset: 8, as: UInt8.self))
             guard left >= 10 &+ length else {
                 counters.drop(.reportPastEvent)
                 return
             }
-            offset &+= 10 &+ length
+            cursor += 10 &+ length
             guard length <= maxLegacyDataLength else {
                 counters.drop(.badReportLength)
                 continue

@@ -29,6 +29,21 @@ public struct PcapFramer: CaptureFramer {
             var reader = ByteReader(UnsafeRawBufferPointer(window))
             return readFileHeader(&reader)
         }
+        // Nearly every pcap is little-endian (written on x86 or ARM). Its records are read with plain loads and a
+        // big-endian file's take the same steps out of line, so the byte order is a branch that is always predicted
+        // rather than a byte swap and a select between one record's length and the next record's address (which
+        // is what a mispredicted branch further on waits for).
+        guard order == .little else { return bigEndianRecord(window) }
+        return record(window, order: .little)
+    }
+
+    @usableFromInline @inline(never)
+    func bigEndianRecord(_ window: UnsafeMutableRawBufferPointer) -> FrameStep {
+        record(window, order: .big)
+    }
+
+    @inlinable @inline(__always)
+    func record(_ window: UnsafeMutableRawBufferPointer, order: ByteOrder) -> FrameStep {
         // Once per record: one bounds check for the header, one for the payload, then fixed-offset loads.
         guard window.count >= Self.recordHeaderLength, let header = UnsafeRawPointer(window.baseAddress) else {
             return .needMore(Self.recordHeaderLength)
