@@ -75,8 +75,9 @@ public final class CaptureStream<Source: ByteSource> {
     func drive<Framer: CaptureFramer>(_ framer: inout Framer, _ body: (CaptureRecord, RecordPosition) throws -> Void) throws {
         var frame = 0
         // The window's bounds are kept in locals while records are handed out, not read from and written back to
-        // this object for every record; they are stored before `fill` or `discard` moves them (and read again
-        // after), and when the loop ends, however it ends. `fill` and `discard` keep 0 <= start <= end <=
+        // this object for every record; they are stored before `fill` or `discard` moves them and read again
+        // after, even when those throw (so that the `defer` below, which stores them when the loop ends however it
+        // ends, never puts back bounds the buffer has moved from). `fill` and `discard` keep 0 <= start <= end <=
         // buffer.count, and the buffer is never empty: the window is made without a slice's range checks.
         var base = buffer.baseAddress.unsafelyUnwrapped
         var start = self.start
@@ -94,22 +95,21 @@ public final class CaptureStream<Source: ByteSource> {
             case .skipped(let consumed):
                 guard consumed > 0 else { return stop(.corruptRecord) }
                 self.start = start
+                defer { (base, start, end) = (buffer.baseAddress.unsafelyUnwrapped, self.start, self.end) }
                 try discard(consumed)
-                (base, start, end) = (buffer.baseAddress.unsafelyUnwrapped, self.start, self.end)
             case .dropped(let reason, let consumed):
                 guard consumed > 0 else { return stop(.corruptRecord) }
                 frame += 1
                 countDroppedRecord(reason)
                 self.start = start
+                defer { (base, start, end) = (buffer.baseAddress.unsafelyUnwrapped, self.start, self.end) }
                 try discard(consumed)
-                (base, start, end) = (buffer.baseAddress.unsafelyUnwrapped, self.start, self.end)
             case .needMore(let wanted):
                 if sourceAtEnd { return stop(.truncatedRecord) }
                 guard wanted > window.count else { return stop(.corruptRecord) }
                 self.start = start
-                let filled = try fill(atLeast: wanted)
-                (base, start, end) = (buffer.baseAddress.unsafelyUnwrapped, self.start, self.end)
-                guard filled else { return stop(.corruptRecord) }
+                defer { (base, start, end) = (buffer.baseAddress.unsafelyUnwrapped, self.start, self.end) }
+                guard try fill(atLeast: wanted) else { return stop(.corruptRecord) }
             case .corrupt(let reason):
                 return stop(reason)
             }
