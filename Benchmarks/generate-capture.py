@@ -27,7 +27,7 @@ def advert(kind):
         body = bytes(rng.randrange(256) for _ in range(rng.randrange(4, 20)))
         return b"\x02\x01\x1a" + bytes([len(body) + 3, 0xFF, 0x4C, 0x00]) + body
     if kind < 60:
-        return b"\x03\x03\xaa\xfe" + b"\x0c\x16\xaa\xfe\x10\x00\x03beacond"
+        return b"\x03\x03\xaa\xfe" + b"\x0d\x16\xaa\xfe\x10\x00\x03beacond"
     name = b"device-%d" % rng.randrange(1000)
     return b"\x02\x01\x06" + bytes([len(name) + 1, 0x09]) + name + b"\x05\xff\x59\x00\x01\x02"
 
