@@ -54,6 +54,8 @@ let package = Package(
         // Defines the libdbus functions BeaconDBus calls and loads libdbus on the first of them, so that only a
         // daemon that uses D-Bus loads it (and the libraries it needs) at all.
         .target(name: "CDBusLoad", dependencies: ["CDBus"]),
+        // GNU extensions of the C library that Glibc's Swift module leaves out (thread names).
+        .target(name: "CSystemShims"),
         .target(name: "BeaconDBus", dependencies: ["CDBus", "CDBusLoad"]),
         // Pure bytes -> values: capture containers, HCI events, AD structures, iBeacon frames.
         // No I/O, no clock, no Foundation.
@@ -86,7 +88,7 @@ let package = Package(
         .target(
             name: "BeaconDaemon",
             dependencies: [
-                "BeaconEngine", "BeaconWire", "BeaconRegistry", "BeaconOutbox", "BeaconCapture",
+                "BeaconEngine", "BeaconWire", "BeaconRegistry", "BeaconOutbox", "BeaconCapture", "CSystemShims",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -102,7 +104,8 @@ let package = Package(
         .target(
             name: "BeaconCLI",
             dependencies: [
-                "BeaconWire", "BeaconCapture", "BeaconEngine", "BeaconDaemon", "BeaconRegistry",
+                "BeaconWire", "BeaconCapture", "BeaconEngine", "BeaconDaemon", "BeaconRegistry", "BeaconDBus",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),

@@ -1,7 +1,11 @@
 public import ArgumentParser
 import BeaconDaemon
 import BeaconWire
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// `beacond check-config`: lists every configuration error with its key and reason, or says the
 /// configuration is good and shows what it amounts to.

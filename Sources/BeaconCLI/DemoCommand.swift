@@ -1,7 +1,14 @@
 public import ArgumentParser
 import BeaconDaemon
 import BeaconEngine
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import Logging
 import Synchronization
 
@@ -60,13 +67,12 @@ public struct DemoCommand: AsyncParsableCommand {
 
         // Everything through one unbuffered handle, so the header and the rows printed from the engine's
         // thread come out in order.
-        let out = FileHandle.standardOutput
-        out.write(Data("""
+        writeToStandardOutput("""
             beacond demo: replaying \(capture) at \(speed == 0 ? "full speed" : "\(speed)x") with the embedded registry
               state \(state); try: beacond status --control-socket \(state)/control.sock
 
             \(SightingTable.header)
-            """.utf8))
+            """)
         let table = Mutex(SightingTable())
         var daemon = Daemon(configuration: configuration)
         daemon.replay = [capture]
@@ -74,11 +80,11 @@ public struct DemoCommand: AsyncParsableCommand {
         daemon.exitWhenDrained = true
         daemon.onSighting = { sighting in
             let rows = table.withLock { $0.rows(for: sighting) }
-            out.write(Data(rows.utf8))
+            writeToStandardOutput(rows)
         }
         let status = await daemon.run(logger: Logger(label: "beacond"))
         guard status == 0 else { throw ExitCode(status) }
         let delivered = (try? String(contentsOfFile: state + "/sightings.jsonl", encoding: .utf8))?.split(separator: "\n").count ?? 0
-        out.write(Data("\n\(delivered) sightings delivered to the embedded registry (\(state)/sightings.jsonl)\(keepState ? "" : ", now removed").\n".utf8))
+        writeToStandardOutput("\n\(delivered) sightings delivered to the embedded registry (\(state)/sightings.jsonl)\(keepState ? "" : ", now removed").\n")
     }
 }

@@ -1,7 +1,11 @@
 public import ArgumentParser
 import BeaconCapture
 import BeaconWire
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// `beacond record FILE`: what the adapter hears, as a pcap file that Wireshark and `beacond replay` read.
 public struct RecordCommand: ParsableCommand {

@@ -163,3 +163,8 @@ public struct Replay {
 func printToStandardError(_ text: String) {
     _ = try? FileDescriptor.standardError.writeAll(Array(text.utf8))
 }
+
+/// Unbuffered: text written from two threads comes out in the order it was written.
+func writeToStandardOutput(_ text: String) {
+    _ = try? FileDescriptor.standardOutput.writeAll(Array(text.utf8))
+}

@@ -1,6 +1,10 @@
 public import ArgumentParser
 import BeaconDaemon
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Logging
 
 /// `beacond run`: the daemon, as systemd runs it, or on a recorded capture.

@@ -2,7 +2,14 @@ public import ArgumentParser
 import BeaconCapture
 import BeaconDaemon
 import BeaconWire
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `beacond scan`: a live table of the iBeacons an adapter hears, so a rider can check a new beacon.
 public struct ScanCommand: ParsableCommand {
@@ -74,11 +81,11 @@ public struct ScanCommand: ParsableCommand {
             if terminal && Date() >= nextDraw {
                 nextDraw = Date().addingTimeInterval(1)
                 // Home, clear, redraw: a live table without a curses dependency.
-                FileHandle.standardOutput.write(Data(("\u{1B}[H\u{1B}[2J" + table.render(now: Self.now())).utf8))
+                writeToStandardOutput("\u{1B}[H\u{1B}[2J" + table.render(now: Self.now()))
             }
         }) { record in decoder.decode(record) { table.add($0) } }
         capture.stop()
-        FileHandle.standardOutput.write(Data(((terminal ? "\u{1B}[H\u{1B}[2J" : "") + table.render(now: Self.now())).utf8))
+        writeToStandardOutput((terminal ? "\u{1B}[H\u{1B}[2J" : "") + table.render(now: Self.now()))
         if let failure {
             printToStandardError("beacond: \(failure)\n")
             throw ExitCode(69)

@@ -1,6 +1,10 @@
 public import ArgumentParser
 import BeaconDaemon
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// `beacond status`: asks the running daemon, through its control socket, how it is.
 public struct StatusCommand: ParsableCommand {

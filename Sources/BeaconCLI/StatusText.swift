@@ -1,5 +1,12 @@
 import BeaconDaemon
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `beacond status` for people: a café owner should see at a glance whether it works, what it knows and
 /// what it has seen. Fits an 80-column terminal; times are local.
@@ -48,10 +55,8 @@ enum StatusText {
 
         let sightings = status.sightings
         lines.append(row("Sightings", "\(sightings.today) today; \(sightings.openVisits) beacons here now"))
-        let clock = DateFormatter()
-        clock.dateFormat = "HH:mm:ss"
         for recent in sightings.recent {
-            let time = date(recent.time).map { clock.string(from: $0) } ?? recent.time
+            let time = date(recent.time).map(localClock) ?? recent.time
             let rssi = recent.rssi.map { "\(Int($0.rounded())) dBm" } ?? "no RSSI"
             lines.append(
                 "  \(time)  \(pad(recent.kind, 6)) \(pad(shortened(recent.bikeId, 20), 20)) \(pad(recent.proximity, 9)) "
@@ -70,7 +75,21 @@ enum StatusText {
         text.count <= width ? text : String(text.prefix(width - 1)) + "…"
     }
 
-    static func rate(_ value: Double) -> String { String(format: "%.1f", value) }
+    /// One decimal, as `%.1f` would print it.
+    static func rate(_ value: Double) -> String {
+        guard value.isFinite else { return "\(value)" }
+        let tenths = Int((abs(value) * 10).rounded())
+        return "\(value < 0 && tenths > 0 ? "-" : "")\(tenths / 10).\(tenths % 10)"
+    }
+
+    /// `HH:mm:ss` in the machine's time zone (the café's).
+    static func localClock(_ date: Date) -> String {
+        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        var parts = tm()
+        guard localtime_r(&seconds, &parts) != nil else { return "--:--:--" }
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))"
+    }
 
     static func duration(_ seconds: Double) -> String {
         let total = Int(seconds.rounded(.down))
@@ -90,10 +109,7 @@ enum StatusText {
     }
 
     static func date(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.date(from: text)
+        if let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text) { return date }
+        return try? Date.ISO8601FormatStyle().parse(text)
     }
 }

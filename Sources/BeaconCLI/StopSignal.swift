@@ -1,6 +1,13 @@
 import BeaconCapture
 import BeaconWire
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 
 /// SIGINT/SIGTERM as a flag a polling loop checks, so the scan is disabled and files closed on the way out

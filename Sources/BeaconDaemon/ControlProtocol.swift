@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The control socket's protocol: one JSON object per line each way, then the server closes.
 ///

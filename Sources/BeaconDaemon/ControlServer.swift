@@ -1,10 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 #if canImport(Glibc)
 import Glibc
 #endif
 public import Logging
 public import ServiceLifecycle
-import Synchronization
 
 /// The control socket: a Unix stream socket in the runtime directory, mode 0660, so the daemon's user and
 /// group (and root) may connect and nobody else. `status` is for anyone who can connect; `refresh` is checked
@@ -19,8 +22,7 @@ public final class ControlServer: Service {
     private let status: @Sendable () -> StatusReport
     private let refresh: @Sendable () -> Void
     private let logger: Logger
-    private let stopRequested = Atomic<Bool>(false)
-    private let running = Atomic<Bool>(false)
+    private let thread = CaptureThread()
 
     /// Binds now, so a socket that cannot be made stops the daemon before it starts, with the reason.
     public init(
@@ -34,21 +36,15 @@ public final class ControlServer: Service {
     }
 
     public func run() async throws {
-        running.store(true, ordering: .releasing)
-        let thread = Thread { [self] in
-            serve()
-            running.store(false, ordering: .releasing)
-        }
-        thread.name = "beacond-control"
-        thread.start()
+        thread.start(name: "beacond-control") { [self] in serve() }
         try? await gracefulShutdown()
-        stopRequested.store(true, ordering: .relaxed)
-        while running.load(ordering: .acquiring) { try? await Task.sleep(for: .milliseconds(10)) }
+        thread.stop()
+        await thread.waitUntilStopped()
         unlink(path)
     }
 
     private func serve() {
-        while !stopRequested.load(ordering: .relaxed) {
+        while !thread.stopRequested {
             do {
                 guard let client = try socket.accept(milliseconds: 200) else { continue }
                 client.setTimeouts(seconds: 2)

@@ -4,7 +4,14 @@ public import BeaconEngine
 import BeaconOutbox
 import BeaconRegistry
 import BeaconWire
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 public import Logging
 import ServiceLifecycle
 import Synchronization
@@ -94,7 +101,7 @@ public struct Daemon: Sendable {
         do {
             try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o750])
         } catch {
-            throw StartError(description: "cannot create the state directory \(state): \(error.localizedDescription)", exitCode: 73)
+            throw StartError(description: "cannot create the state directory \(state): \(error)", exitCode: 73)
         }
         let outbox = try openOutbox(path: state + "/outbox.sqlite", logger: logger)
         let capture = try makeCapture(logger: logger)
@@ -126,7 +133,7 @@ public struct Daemon: Sendable {
         let socketPath = configuration.controlSocket
         let control: ControlServer
         do {
-            let directory = (socketPath as NSString).deletingLastPathComponent
+            let directory = socketPath.lastIndex(of: "/").map { String(socketPath[..<$0]) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/"
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o750])
             control = try ControlServer(path: socketPath, status: { collector.report() }, refresh: { refresher.refreshNow() }, logger: logger)
         } catch {

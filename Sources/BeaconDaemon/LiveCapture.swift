@@ -1,7 +1,11 @@
 public import BeaconCapture
 public import BeaconEngine
 public import BeaconWire
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 public import Logging
 
 /// Live capture as a capture source, for each backend: `hci` (raw HCI sockets, beacond scans), `monitor`

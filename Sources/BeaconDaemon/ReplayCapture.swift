@@ -1,7 +1,14 @@
 public import BeaconCapture
 public import BeaconEngine
 public import BeaconWire
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 
 /// A capture source that plays recorded files, in order, instead of listening to a radio: the tests', the
