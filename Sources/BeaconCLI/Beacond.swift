@@ -16,7 +16,7 @@ public struct Beacond: AsyncParsableCommand {
         version: BeacondVersion.current,
         subcommands: [
             RunCommand.self, StatusCommand.self, RefreshCommand.self, DemoCommand.self, ReplayCommand.self, ScanCommand.self, RecordCommand.self,
-            CheckConfigCommand.self,
+            CheckConfigCommand.self, DoctorCommand.self,
         ]
     )
 

@@ -72,6 +72,15 @@ public indirect enum DBusValue: Equatable, Sendable {
         }
     }
 
+    /// A `t` (uint64) whole, such as systemd's capability masks, which may not fit an Int.
+    public var uint64: UInt64? {
+        switch self {
+        case .uint64(let v): v
+        case .variant(let inner): inner.uint64
+        default: int.flatMap { UInt64(exactly: $0) }
+        }
+    }
+
     public var bool: Bool? {
         switch self {
         case .bool(let v): v
