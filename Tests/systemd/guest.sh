@@ -1,0 +1,273 @@
+#!/bin/bash
+# The real-systemd test's guest half (runs as /extra/run.sh, as root, in ../shared/vm/systemd-vm.sh's Debian 12:
+# systemd as PID 1, dbus, the stock bluetooth.service, btvirt's hci0 advertising the iBeacon E2C56DB5-…, major 1,
+# minor 2, and hci1 free). Installs beacond's .deb as a café would and checks what the service does under real
+# systemd. Every check prints "systemd-vm: ok …" or "systemd-vm: FAIL …"; the script exits with the failures.
+# /extra holds: beacond_previous.deb and beacond_current.deb, registry.py, clock.py, key (a fresh API key).
+set -u
+cd /extra
+failures=0
+up() { cut -d' ' -f1 /proc/uptime; }
+ok() { echo "systemd-vm: ok [$(up)s] $*"; }
+fail() { echo "systemd-vm: FAIL [$(up)s] $*"; failures=$((failures + 1)); }
+# wait_for COMMAND SECONDS: poll every 0.2 s until COMMAND succeeds or the time is up.
+wait_for() { local end=$(($(date +%s) + $2)); until eval "$1"; do [ "$(date +%s)" -lt $end ] || return 1; sleep 0.2; done; }
+B=/usr/bin/beacond
+KEY=$(cat key)
+UUID=E2C56DB5-DFFB-48D2-B060-D0F5A71096E0
+CONF=/etc/beacond/beacond.conf
+show() { systemctl show -p "$1" --value beacond; }
+status_json() { $B status --json 2>/dev/null; }
+json() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)" 2>/dev/null; }
+sightings() { cat /srv/reg1/sightings.jsonl /srv/reg2/sightings.jsonl 2>/dev/null | grep -c '"vm-bike"'; }
+doctor_line() { $B doctor 2>&1 | grep "$1"; }
+journal_since() { journalctl --no-pager -o cat --since "@$1" "${@:2}"; }
+
+state=$(timeout 180 systemctl is-system-running --wait)
+[ "$state" = running ] && ok "system running" || { fail "system is $state"; systemctl --failed --no-legend; }
+
+# The beacon: btvirt reports an advert once per advertising-enable edge, so hci0's instance is re-added each second.
+advertising() {
+    while :; do
+        btmgmt --index 0 rm-adv 1 > /dev/null 2>&1
+        btmgmt --index 0 add-adv -g -d 1aff4c000215e2c56db5dffb48d2b060d0f5a71096e000010002c5 1 > /dev/null 2>&1
+        sleep 1
+    done
+}
+advertising & ADVERTISING=$!
+stop_advertising() { kill $ADVERTISING 2> /dev/null; wait $ADVERTISING 2> /dev/null; btmgmt --index 0 rm-adv 1 > /dev/null 2>&1; }
+
+# Two registries on loopback (the second for the reload check), both knowing the key.
+mkdir -p /srv/reg1 /srv/reg2
+cat > /srv/bikes.json << EOF
+[{"id": "vm-bike", "beaconUUID": "$UUID", "beaconMajor": 1, "beaconMinor": 2, "missing": true, "make": "Honda"},
+ {"id": "parked-bike", "beaconUUID": "$UUID", "beaconMajor": 1, "beaconMinor": 3, "missing": false}]
+EOF
+python3 registry.py 8080 /srv/reg1 "$KEY" /srv/bikes.json & REGISTRY1=$!
+python3 registry.py 8081 /srv/reg2 "$KEY" /srv/bikes.json & REGISTRY2=$!
+
+# ---------------------------------------------------------------------------------------------------- install
+export DEBIAN_FRONTEND=noninteractive
+apt-get install -y -q ./beacond_previous.deb > /tmp/apt-previous.log 2>&1 || { fail "apt install of the previous package"; tail -20 /tmp/apt-previous.log; }
+previous=$(dpkg-query -W -f='${Version}' beacond)
+[ "$(systemctl is-enabled beacond)" = enabled ] && ok "install ($previous): beacond.service enabled" || fail "install: not enabled"
+wait_for '[ "$(systemctl is-active beacond)" = active ]' 60 && ok "install: the service is active with the shipped configuration" \
+    || { fail "install: service $(systemctl is-active beacond)"; journalctl -u beacond --no-pager | tail -15; }
+getent passwd beacond > /dev/null && ok "install: systemd-sysusers made the beacond user" || fail "install: no beacond user"
+systemd-analyze verify --man=no beacond.service > /tmp/verify.txt 2>&1 && ok "systemd-analyze verify of the installed unit" || { fail "verify:"; cat /tmp/verify.txt; }
+for page in beacond beacond-run beacond-doctor beacond-status; do [ -f /usr/share/man/man1/$page.1.gz ] || fail "no man page $page"; done
+[ "$(stat -c '%a %U' /etc/beacond/registry-api-key 2> /dev/null)" = "600 root" ] && ok "install: an empty key file, 0600 root" \
+    || fail "install: key file $(stat -c '%a %U' /etc/beacond/registry-api-key 2>&1)"
+
+# ---------------------------------------------------------------------------------------------------- set up as a café
+sed -i -e 's/^station-id = .*/station-id = vm-cafe/' -e 's/^adapter = .*/adapter = hci1/' -e 's/^exit-timeout = .*/exit-timeout = 5/' \
+    -e "s|^# region = .*|region = $UUID:1|" -e 's|^# registry = https://registry.example.org/api|registry = http://127.0.0.1:8080|' $CONF
+printf '%s\n' "$KEY" > /etc/beacond/registry-api-key
+started=$(date +%s)
+systemctl restart beacond && ok "restart with the café's configuration" || fail "restart failed: $(journal_since $started -u beacond | tail -5)"
+wait_for '[ "$(sightings)" -ge 1 ]' 90 && ok "monitor backend: the iBeacon was heard and vm-bike's sighting delivered" \
+    || { fail "monitor backend: no sighting"; $B status; journal_since $started -u beacond | tail -20; }
+grep -q '"vm-bike"' /srv/reg1/sightings.jsonl 2> /dev/null && grep -q '"kind":"enter"' /srv/reg1/sightings.jsonl \
+    && ok "the first sighting is vm-bike's enter" || fail "no enter sighting: $(head -c 400 /srv/reg1/sightings.jsonl)"
+! grep -q parked-bike /srv/reg1/sightings.jsonl 2> /dev/null && ok "no sighting of a bike that is not missing" || fail "parked-bike reported"
+# bluetoothd's D-Bus API reached through libdbus loaded on first use (the binary does not name it: the host checks).
+grep -q libdbus-1.so "/proc/$(show MainPID)/maps" && ok "libdbus was loaded when the monitor backend first used D-Bus" || fail "libdbus not in the daemon's maps"
+
+# doctor: all green but the clock, which nothing has synchronised yet (no network here).
+doctor_line 'clock' | grep -q '^FAIL  clock: not synchronised' && ok "doctor names the unsynchronised clock" || fail "doctor clock: $(doctor_line clock)"
+python3 clock.py sync > /dev/null
+$B doctor > /tmp/doctor.txt 2>&1 && ok "doctor passes once the clock is synchronised" || { fail "doctor:"; cat /tmp/doctor.txt; }
+sed 's/^/    /' /tmp/doctor.txt
+
+# ---------------------------------------------------------------------------------------------------- upgrade
+# The registry refuses sightings and the beacon goes quiet: vm-bike's exit waits in the outbox across the upgrade.
+touch /srv/reg1/refuse
+stop_advertising
+wait_for '[ "$(status_json | json "d[\"outbox\"][\"depth\"]")" -ge 1 ]' 60 && ok "an exit sighting waits in the outbox (registry answers 503)" \
+    || fail "nothing queued: $($B status)"
+queued_before=$(date +%s)
+cp $CONF /tmp/conf.edited
+[ -s /var/lib/beacond/missing-bikes.json ] && [ -s /var/lib/beacond/outbox.sqlite ] && ok "state before the upgrade: cache and outbox" \
+    || fail "state before: $(ls -la /var/lib/beacond)"
+pid_before=$(show MainPID)
+apt-get install -y -q ./beacond_current.deb > /tmp/apt-current.log 2>&1 || { fail "apt install of the current package"; tail -20 /tmp/apt-current.log; }
+current=$(dpkg-query -W -f='${Version}' beacond)
+[ "$current" != "$previous" ] && ok "upgraded $previous -> $current" || fail "still $current"
+cmp -s $CONF /tmp/conf.edited && ok "upgrade kept the edited configuration" || fail "configuration changed: $(diff /tmp/conf.edited $CONF)"
+wait_for '[ "$(systemctl is-active beacond)" = active ]' 60
+[ "$(show MainPID)" != "$pid_before" ] && [ "$(systemctl is-active beacond)" = active ] \
+    && ok "upgrade restarted the running service (try-restart)" || fail "after the upgrade: pid $(show MainPID), $(systemctl is-active beacond)"
+[ -s /var/lib/beacond/missing-bikes.json ] && ok "upgrade kept the bike cache" || fail "cache gone"
+[ "$(status_json | json "d[\"outbox\"][\"depth\"]")" -ge 1 ] 2> /dev/null && ok "upgrade kept the undelivered sighting" || fail "outbox empty after the upgrade"
+exits=$(grep -c '"kind":"exit"' /srv/reg1/sightings.jsonl)
+rm /srv/reg1/refuse
+wait_for '[ "$(grep -c "\"kind\":\"exit\"" /srv/reg1/sightings.jsonl)" -gt "$exits" ]' 90 \
+    && ok "the exit queued before the upgrade was delivered after it" || fail "queued exit not delivered: $($B status)"
+advertising & ADVERTISING=$!
+
+# ---------------------------------------------------------------------------------------------------- who may ask
+useradd --no-create-home --groups beacond cafe-staff
+useradd --no-create-home outsider
+runuser -u cafe-staff -- $B status > /tmp/staff-status.txt 2>&1 && grep -q healthy /tmp/staff-status.txt \
+    && ok "beacond status works for a member of the beacond group" || { fail "status as cafe-staff:"; cat /tmp/staff-status.txt; }
+runuser -u cafe-staff -- $B refresh > /dev/null 2>&1 && ok "refresh works for a member of the group" || fail "refresh as cafe-staff"
+runuser -u outsider -- $B refresh > /tmp/outsider.txt 2>&1; rc=$?
+[ $rc = 4 ] && ok "refresh is refused to a user outside the group (exit 4: $(cat /tmp/outsider.txt))" || fail "refresh as outsider: exit $rc, $(cat /tmp/outsider.txt)"
+
+# ---------------------------------------------------------------------------------------------------- reload
+sed -i 's|^registry = http://127.0.0.1:8080|registry = http://127.0.0.1:8081|' $CONF
+pid=$(show MainPID)
+systemctl reload beacond && ok "systemctl reload" || fail "systemctl reload failed"
+wait_for 'grep -q "GET /bikes key=ok" /srv/reg2/requests.log 2>/dev/null' 30 && ok "reload applied the changed registry: it asked :8081 for the bikes" \
+    || fail "reload: no request reached :8081"
+[ "$(show MainPID)" = "$pid" ] && ok "reload kept the process ($pid)" || fail "reload restarted the process"
+status_json | json 'd["missingSet"]["registry"]' | grep -q 8081 && ok "status shows the new registry" || fail "status shows $(status_json | json 'd["missingSet"]["registry"]')"
+
+# ---------------------------------------------------------------------------------------------------- hci backend
+sed -i 's/^backend = .*/backend = hci/' $CONF
+count=$(sightings)
+started=$(date +%s)
+systemctl restart beacond && [ "$(systemctl is-active beacond)" = active ] && ok "hci backend: active" || fail "hci backend: $(journal_since $started -u beacond | tail -5)"
+# The visit was open at the restart (the bike did not leave); a quiet spell closes it so the next advert opens one.
+stop_advertising; sleep 8; advertising & ADVERTISING=$!
+wait_for '[ "$(sightings)" -gt "$count" ]' 90 && ok "hci backend: the iBeacon was heard and a sighting delivered" \
+    || { fail "hci backend: no new sighting"; $B status; journal_since $started -u beacond | tail -20; }
+[ "$(status_json | json 'd["capture"]["backend"]')" = hci ] && ok "status says hci" || fail "status backend: $(status_json | json 'd["capture"]["backend"]')"
+
+# ---------------------------------------------------------------------------------------------------- stop
+t0=$(date +%s%N)
+systemctl stop beacond
+stop_ms=$((($(date +%s%N) - t0) / 1000000))
+[ "$(show ExecMainStatus)" = 0 ] && [ "$(show Result)" = success ] && [ $stop_ms -lt 30000 ] \
+    && ok "systemctl stop: exit 0 in $stop_ms ms (TimeoutStopSec=30s)" || fail "stop: status $(show ExecMainStatus), result $(show Result), $stop_ms ms"
+sed -i 's/^backend = .*/backend = monitor/' $CONF
+systemctl start beacond
+
+# ---------------------------------------------------------------------------------------------------- watchdog
+mkdir -p /etc/systemd/system/beacond.service.d
+printf '[Service]\nWatchdogSec=4s\n' > /etc/systemd/system/beacond.service.d/test-watchdog.conf
+systemctl daemon-reload && systemctl restart beacond
+sleep 6
+pid=$(show MainPID)
+restarts=$(show NRestarts)
+started=$(date +%s)
+kill -STOP "$pid"
+wait_for '[ "$(show MainPID)" != "$pid" ] && [ "$(systemctl is-active beacond)" = active ]' 90 \
+    && journal_since $started -u beacond | grep -q 'Watchdog timeout' && [ "$(show NRestarts)" -gt "$restarts" ] \
+    && ok "a daemon frozen with SIGSTOP was killed by the watchdog and restarted ($(journal_since $started -u beacond | grep -m1 'Watchdog timeout'))" \
+    || { fail "watchdog: pid $(show MainPID), $(systemctl is-active beacond)"; journal_since $started -u beacond | tail -10; }
+rm /etc/systemd/system/beacond.service.d/test-watchdog.conf
+systemctl daemon-reload && systemctl restart beacond
+
+# ---------------------------------------------------------------------------------------------------- doctor, each link broken
+wait_for '$B doctor > /dev/null 2>&1' 60 && ok "doctor passes before the links are broken" || { fail "doctor:"; $B doctor; }
+broken() {  # broken WHAT PATTERN: doctor must fail and print PATTERN
+    local out; out=$($B doctor 2>&1); local rc=$?
+    if [ $rc = 1 ] && grep -q "$2" <<< "$out"; then ok "doctor names $1: $(grep -m1 "$2" <<< "$out")"; else fail "doctor with $1 (exit $rc):"; echo "$out"; fi
+}
+systemctl stop bluetooth
+broken "bluetoothd stopped" '^FAIL  bluetoothd: not running'
+systemctl start bluetooth; wait_for 'busctl get-property org.bluez /org/bluez/hci1 org.bluez.Adapter1 Powered > /dev/null 2>&1' 30
+btmgmt --index 1 power off > /dev/null
+broken "the adapter down" '^FAIL  adapter hci1: not powered'
+btmgmt --index 1 power on > /dev/null
+soft=$(ls -d /sys/class/bluetooth/hci1/rfkill*)/soft
+echo 1 > "$soft"
+broken "an rfkill block" '^FAIL  adapter hci1: blocked by rfkill'
+echo 0 > "$soft"
+btmgmt --index 1 power on > /dev/null
+printf 'not-the-key\n' > /etc/beacond/registry-api-key
+broken "a wrong key" '^FAIL  registry: .* refused the API key'
+printf '%s\n' "$KEY" > /etc/beacond/registry-api-key
+echo 'scan-windw-ms = 50' >> $CONF
+broken "a bad configuration" "^FAIL  configuration: .*scan-windw-ms: unknown key"
+sed -i '/^scan-windw-ms/d' $CONF
+systemctl restart beacond
+wait_for '$B doctor > /dev/null 2>&1' 60 && ok "doctor passes again once each link is mended" || { fail "doctor after mending:"; $B doctor; }
+$B doctor --json | json 'd["passed"] and len(d["checks"]) >= 8' | grep -q True && ok "doctor --json" || fail "doctor --json: $($B doctor --json)"
+
+# ---------------------------------------------------------------------------------------------------- seccomp, strictly
+# The shipped unit answers a filtered system call with EPERM, which logs nothing. To see every call it filters, each
+# backend runs once more with a drop-in that kills instead (SIGSYS, and an audit record in the kernel log). The
+# canary proves such a record reaches the journal here.
+systemd-run --quiet --wait -p SystemCallFilter=~uname uname > /dev/null 2>&1
+wait_for 'journalctl -k --no-pager | grep -q "type=1326.*comm=\"uname\""' 10 && ok "canary: a killed system call shows in the kernel log" \
+    || fail "canary: no seccomp record for uname ($(journalctl -k --no-pager | tail -3))"
+printf '[Service]\nSystemCallErrorNumber=\n' > /etc/systemd/system/beacond.service.d/test-seccomp-kill.conf
+systemctl daemon-reload
+for backend in monitor hci dbus; do
+    sed -i "s/^backend = .*/backend = $backend/" $CONF
+    count=$(sightings); started=$(date +%s)
+    systemctl restart beacond
+    stop_advertising; sleep 8; advertising & ADVERTISING=$!
+    wait_for '[ "$(sightings)" -gt "$count" ]' 90 && $B status > /dev/null && systemctl reload beacond && sleep 2 \
+        && systemctl stop beacond && [ "$(show Result)" = success ] \
+        && ok "$backend backend under a kill-on-violation filter: heard, delivered, status, reload, stop" \
+        || { fail "$backend backend under the strict filter: result $(show Result)"; journal_since $started -u beacond | tail -10; }
+done
+rm /etc/systemd/system/beacond.service.d/test-seccomp-kill.conf
+sed -i 's/^backend = .*/backend = monitor/' $CONF
+systemctl daemon-reload && systemctl start beacond
+denials=$(journalctl -b -k --no-pager | grep -E 'type=1326|type=1400|apparmor="DENIED"|avc: ' | grep -v 'comm="uname"')
+[ -z "$denials" ] && ok "the journal holds no seccomp or AVC denial" || { fail "denials:"; echo "$denials"; }
+journalctl -b --no-pager -o cat | grep -qF "$KEY" && fail "the API key is in the journal" || ok "no journal line holds the API key"
+
+# ---------------------------------------------------------------------------------------------------- figures
+# Under systemd: start to active (READY=1), and the cgroup's memory.peak after a minute of adverts. By hand in the
+# same VM: the same binary and configuration, in a cgroup of its own, READY=1 on a socket of ours. The page cache
+# is dropped before each, so each cgroup is charged for reading the binary (memory.peak counts page cache).
+systemctl stop beacond
+sync; echo 3 > /proc/sys/vm/drop_caches
+systemctl start beacond
+start_us=$(($(show ActiveEnterTimestampMonotonic) - $(show ExecMainStartTimestampMonotonic)))
+sleep 60
+echo "BENCH service start_to_ready_ms=$((start_us / 1000)) memory_peak_kib=$(($(cat /sys/fs/cgroup/system.slice/beacond.service/memory.peak) / 1024))"
+systemctl stop beacond
+sync; echo 3 > /proc/sys/vm/drop_caches
+python3 - << 'EOF'
+import os, socket, subprocess, time
+cgroup = "/sys/fs/cgroup/beacond-by-hand"
+os.makedirs(cgroup, exist_ok=True)
+os.makedirs("/tmp/by-hand", exist_ok=True)
+notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+notify.bind("/tmp/by-hand/notify")
+def enter_cgroup():
+    with open(cgroup + "/cgroup.procs", "w") as f:
+        f.write(str(os.getpid()))
+started = time.monotonic()
+daemon = subprocess.Popen(["/usr/bin/beacond", "run", "--api-key-file", "/etc/beacond/registry-api-key", "--state-dir", "/tmp/by-hand",
+                           "--control-socket", "/tmp/by-hand/control.sock"],
+                          env={"NOTIFY_SOCKET": "/tmp/by-hand/notify", "PATH": "/usr/bin:/bin"}, preexec_fn=enter_cgroup,
+                          stdout=subprocess.DEVNULL, stderr=open("/tmp/by-hand/log", "w"))
+ready = None
+notify.settimeout(30)
+while ready is None:
+    if b"READY=1" in notify.recv(4096):
+        ready = time.monotonic() - started
+time.sleep(60)
+peak = int(open(cgroup + "/memory.peak").read())
+daemon.terminate()
+daemon.wait()
+print(f"BENCH by-hand start_to_ready_ms={round(ready * 1000)} memory_peak_kib={peak // 1024} exit={daemon.returncode}")
+EOF
+systemctl start beacond
+
+# ---------------------------------------------------------------------------------------------------- purge
+stop_advertising
+apt-get purge -y -q beacond > /tmp/apt-purge.log 2>&1 || { fail "apt purge"; tail -10 /tmp/apt-purge.log; }
+systemctl daemon-reload
+left=""
+for path in /etc/beacond /var/lib/beacond /run/beacond /usr/bin/beacond /usr/lib/systemd/system/beacond.service \
+    /lib/systemd/system/beacond.service /etc/systemd/system/multi-user.target.wants/beacond.service \
+    /etc/systemd/system/beacond.service.d /usr/lib/sysusers.d/beacond.conf /usr/share/doc/beacond /usr/share/man/man1/beacond.1.gz; do
+    [ -e "$path" ] && left="$left $path"
+done
+left="$left$(ls /var/lib/systemd/deb-systemd-helper-enabled /var/lib/systemd/deb-systemd-helper-masked 2> /dev/null | grep beacond | sed 's/^/ deb-systemd-helper:/')"
+[ -z "$left" ] && ok "purge left no file behind" || fail "purge left:$left"
+[ -z "$(dpkg-query -W -f='${db:Status-Status}' beacond 2> /dev/null | grep -v not-installed)" ] && ok "dpkg knows beacond as not installed" || fail "dpkg: $(dpkg -l beacond | tail -1)"
+systemctl list-unit-files beacond.service --no-legend | grep -q beacond && fail "systemd still has the unit" || ok "systemd no longer has the unit"
+getent passwd beacond > /dev/null && echo "systemd-vm: info: the beacond user stays after purge, as Debian leaves system users (a later install reuses its uid)"
+
+kill $REGISTRY1 $REGISTRY2 2> /dev/null
+echo "systemd-vm: $failures failures"
+exit $failures
