@@ -75,7 +75,7 @@ enum StatusText {
         text.count <= width ? text : String(text.prefix(width - 1)) + "…"
     }
 
-    /// One decimal, as `%.1f` would print it.
+    /// One decimal, halves rounded away from zero (the value as computed, so 170.45 shows 170.5).
     static func rate(_ value: Double) -> String {
         guard value.isFinite else { return "\(value)" }
         let tenths = Int((abs(value) * 10).rounded())

@@ -35,7 +35,7 @@ public final class HTTPRegistry: Registry {
                                read: .nanoseconds(configuration.requestTimeout.nanoseconds))))
     }
 
-    public var displayName: String { base }
+    public var displayName: String { RegistryAddress.redacted(base) }
 
     private func url(_ path: String, query: [(String, String)] = []) -> (full: String, shown: String) {
         var items = query

@@ -43,7 +43,12 @@ public final class MissingSetRefresher<C: Clock>: Sendable where C.Duration == D
         self.state = Mutex(State(status: RegistrySyncStatus(registry: registry.displayName), backoff: backoff))
     }
 
-    public var status: RegistrySyncStatus { state.withLock { $0.status } }
+    /// The registry is named as it is now: a SIGHUP may have pointed the refresher at another one.
+    public var status: RegistrySyncStatus {
+        var status = state.withLock { $0.status }
+        status.registry = registry.displayName
+        return status
+    }
 
     /// Asks the running loop to refresh now (the control socket's `refresh`, SIGHUP).
     public func refreshNow() { doorbell.ring() }

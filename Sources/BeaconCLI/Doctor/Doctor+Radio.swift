@@ -20,22 +20,23 @@ extension Doctor {
                 return .fail(name, error.description, fix: "see `journalctl -k | grep -i bluetooth`")
             }
         }
-        let what = "\(probe.name) (\(probe.address))"
+        // The check is named as configured; the detail names the other of name and address.
+        let what = adapter == probe.name ? probe.address : probe.name
         if probe.hardBlocked == true {
-            return .fail(name, "\(what) is blocked by a hardware rfkill switch", fix: "turn the radio's switch on")
+            return .fail(name, "blocked by a hardware rfkill switch (\(what))", fix: "turn the radio's switch on")
         }
         if probe.softBlocked == true {
-            return .fail(name, "\(what) is blocked by rfkill", fix: "sudo rfkill unblock bluetooth")
+            return .fail(name, "blocked by rfkill (\(what))", fix: "sudo rfkill unblock bluetooth")
         }
         let index = probe.name.dropFirst(3)
         if !probe.up {
             if configuration.backend == .hci {
-                return .warn(name, "\(what) is down; the hci backend brings it up itself (CAP_NET_ADMIN)")
+                return .warn(name, "down (\(what)); the hci backend brings it up itself (CAP_NET_ADMIN)")
             }
-            return .fail(name, "\(what) is not powered", fix: "sudo btmgmt --index \(index) power on")
+            return .fail(name, "not powered (\(what))", fix: "sudo btmgmt --index \(index) power on")
         }
         let rfkill = probe.softBlocked == nil ? "no rfkill switch" : "not blocked"
-        return .ok(name, "\(what): powered, \(rfkill)")
+        return .ok(name, "\(what), powered, \(rfkill)")
     }
 
     func checkBluetoothd() -> DoctorCheck {
