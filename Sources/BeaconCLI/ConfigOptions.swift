@@ -11,8 +11,10 @@ public struct ConfigOptions: ParsableArguments {
     public var config: String?
 
     @Option(help: "Station id, named in every sighting and its id.") public var stationId: String?
-    @Option(help: "Station latitude, sent with each sighting.") public var latitude: String?
-    @Option(help: "Station longitude.") public var longitude: String?
+    // .unconditional: the next argument is the value even when it starts with '-', so a café west of Greenwich
+    // or south of the equator types `--longitude -0.12`, not `--longitude=-0.12`.
+    @Option(parsing: .unconditional, help: "Station latitude, sent with each sighting.") public var latitude: String?
+    @Option(parsing: .unconditional, help: "Station longitude (negative west of Greenwich).") public var longitude: String?
     @Option(help: ArgumentHelp("Beacon region (repeatable; default the FindMyBike region, major 1).", valueName: "uuid[:major]"))
     public var region: [String] = []
     @Option(help: "Capture backend: hci, monitor or dbus.") public var backend: String?

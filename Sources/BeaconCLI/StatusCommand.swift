@@ -17,7 +17,8 @@ public struct StatusCommand: ParsableCommand {
             /run/beacond/control.sock.
 
             Exit status: 0 when the daemon is running and healthy; 1 when it is running but unhealthy (the \
-            summary says why); 3 when it is not running; 4 when the socket cannot be used (permission).
+            summary says why); 3 when it is not running; 4 when the socket cannot be used (permission); 5 when the \
+            daemon did not answer in time.
             """)
 
     @Option(help: ArgumentHelp("Configuration file to take control-socket from.", valueName: "path"))
@@ -34,10 +35,10 @@ public struct StatusCommand: ParsableCommand {
     public func run() throws {
         let response: ControlResponse
         do {
-            response = try ControlClient.send("status", path: Self.socketPath(config: config, controlSocket: controlSocket))
-        } catch {
+            response = try ControlClient.send("status", path: try Self.socketPath(config: config, controlSocket: controlSocket))
+        } catch let error as ControlClient.Failure {
             printToStandardError("beacond: \(error)\n")
-            throw ExitCode(error.notRunning ? 3 : 4)
+            throw ExitCode(error.exitCode)
         }
         guard response.ok, let status = response.status else {
             printToStandardError("beacond: the daemon refused: \(response.error ?? "no reason given")\n")
@@ -53,10 +54,19 @@ public struct StatusCommand: ParsableCommand {
         if !status.healthy { throw ExitCode(1) }
     }
 
-    /// The flag, else the file's key, else the default. Errors elsewhere in the file do not matter here.
-    static func socketPath(config: String?, controlSocket: String?) -> String {
-        let flags = controlSocket.map { [ConfigFile.Entry(key: "control-socket", value: $0, line: 0)] } ?? []
-        return ConfigOptions.load(config: config, flags: flags, environment: ProcessInfo.processInfo.environment).0.controlSocket
+    /// The flag as given (a relative path is the client's to use, relative to where it runs), else the file's key,
+    /// else the default. Errors elsewhere in the file do not matter here; one in its control-socket key does.
+    static func socketPath(config: String?, controlSocket: String?) throws -> String {
+        if let controlSocket {
+            guard !controlSocket.isEmpty else { throw ValidationError("--control-socket needs a path") }
+            return controlSocket
+        }
+        let (configuration, errors) = ConfigOptions.load(config: config, flags: [], environment: ProcessInfo.processInfo.environment)
+        if let error = errors.first(where: { $0.contains("control-socket:") }) {
+            printToStandardError("beacond: \(error)\n")
+            throw ExitCode(78)
+        }
+        return configuration.controlSocket
     }
 }
 
@@ -65,7 +75,7 @@ public struct RefreshCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "refresh",
         abstract: "Ask the running daemon to refresh the missing-bike set from the registry now.",
-        discussion: "For root and members of the daemon's group. Exit status as for status: 3 when the daemon is not running.")
+        discussion: "For root and members of the daemon's group. Exit status as for status: 3 when the daemon is not running, 4 without permission, 5 when it did not answer.")
 
     @Option(help: ArgumentHelp("Configuration file to take control-socket from.", valueName: "path"))
     public var config: String?
@@ -78,7 +88,7 @@ public struct RefreshCommand: ParsableCommand {
     public func run() throws {
         do {
             let response = try ControlClient.send(
-                "refresh", path: StatusCommand.socketPath(config: config, controlSocket: controlSocket))
+                "refresh", path: try StatusCommand.socketPath(config: config, controlSocket: controlSocket))
             guard response.ok else {
                 printToStandardError("beacond: \(response.error ?? "refused")\n")
                 throw ExitCode(4)
@@ -86,7 +96,7 @@ public struct RefreshCommand: ParsableCommand {
             print(response.message ?? "refresh requested")
         } catch let error as ControlClient.Failure {
             printToStandardError("beacond: \(error)\n")
-            throw ExitCode(error.notRunning ? 3 : 4)
+            throw ExitCode(error.exitCode)
         }
     }
 }

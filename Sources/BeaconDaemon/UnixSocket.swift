@@ -83,18 +83,43 @@ final class UnixSocket: @unchecked Sendable {
         return (credentials.uid, credentials.gid)
     }
 
-    /// Reads until a newline, end of stream or `limit` bytes; nil on a timeout or error before any newline.
-    func readLine(limit: Int) -> [UInt8]? {
-        var bytes: [UInt8] = []
+    /// The peer's supplementary groups (SO_PEERGROUPS, Linux 4.13): what the kernel says the connecting process
+    /// has, whatever /etc/group lists. Empty when the kernel cannot say.
+    var peerGroups: [gid_t] {
+        let peerGroupsOption: Int32 = 59  // SO_PEERGROUPS, <asm-generic/socket.h>; Glibc's module does not name it
+        var groups = [gid_t](repeating: 0, count: 64)
+        var length = socklen_t(groups.count * MemoryLayout<gid_t>.size)
+        var result = groups.withUnsafeMutableBytes { getsockopt(descriptor, SOL_SOCKET, peerGroupsOption, $0.baseAddress, &length) }
+        if result != 0, errno == ERANGE {
+            // More than 64 groups: the kernel said how much room it needs.
+            groups = [gid_t](repeating: 0, count: Int(length) / MemoryLayout<gid_t>.size)
+            result = groups.withUnsafeMutableBytes { getsockopt(descriptor, SOL_SOCKET, peerGroupsOption, $0.baseAddress, &length) }
+        }
+        guard result == 0 else { return [] }
+        return Array(groups.prefix(Int(length) / MemoryLayout<gid_t>.size))
+    }
+
+    func setNonBlocking(_ nonBlocking: Bool) {
+        let flags = fcntl(descriptor, F_GETFL)
+        guard flags >= 0 else { return }
+        _ = fcntl(descriptor, F_SETFL, nonBlocking ? flags | O_NONBLOCK : flags & ~O_NONBLOCK)
+    }
+
+    enum ReadOutcome { case more, closed, failed }
+
+    /// Reads what is waiting (the socket is non-blocking) onto `bytes`, up to `limit` in all.
+    func readAvailable(into bytes: inout [UInt8], limit: Int) -> ReadOutcome {
         var chunk = [UInt8](repeating: 0, count: 1024)
         while bytes.count < limit {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { return count == 0 && !bytes.isEmpty ? bytes : nil }
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, min($0.count, limit - bytes.count)) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return errno == EAGAIN || errno == EWOULDBLOCK ? .more : .failed
+            }
+            if count == 0 { return .closed }
             bytes += chunk[..<count]
-            if let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) { return Array(bytes[..<newline]) }
         }
-        return nil
+        return .more
     }
 
     /// Reads everything until the peer closes, up to `limit` bytes.

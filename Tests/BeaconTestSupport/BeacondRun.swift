@@ -14,14 +14,19 @@ public struct BeacondRun: Sendable {
     /// thread per core: a run waited for on a pool thread holds that thread for its whole length, and two of them on
     /// CI's two cores starved every other test (a poster under test saw no time at all for seconds).
     public init(_ arguments: [String]) async throws {
-        self = try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try BeacondRun(blocking: arguments) }) }.start()
+        self = try await Self.run(executable: Self.binary.path, arguments)
+    }
+
+    /// Another program (`setpriv`, say, to run beacond as another user), waited for the same way.
+    public static func run(executable: String, _ arguments: [String]) async throws -> BeacondRun {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try BeacondRun(blocking: arguments, executable: executable) }) }.start()
         }
     }
 
-    private init(blocking arguments: [String]) throws {
+    private init(blocking arguments: [String], executable: String) throws {
         let process = Process()
-        process.executableURL = Self.binary
+        process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         let out = Pipe()
         let err = Pipe()

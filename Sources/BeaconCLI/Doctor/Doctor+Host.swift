@@ -77,8 +77,11 @@ extension Doctor {
         do {
             response = try ControlClient.send("status", path: socket, timeoutSeconds: 5)
         } catch {
-            if unit != nil, !error.notRunning {
+            if unit != nil, error.kind == .permission {
                 return .warn(name, "beacond.service is active; asking it how it is needs root or the beacond group", fix: "sudo beacond doctor")
+            }
+            if error.kind == .noAnswer {
+                return .fail(name, error.description, fix: "journalctl -u beacond -n 50; sudo systemctl restart beacond")
             }
             let how = unit == nil ? "no beacond.service is installed, and " : "beacond.service is active, but "
             return .fail(name, "\(how)\(error.description)", fix: unit == nil ? "sudo apt install ./beacond_*.deb, or `beacond run`" : "sudo systemctl restart beacond")

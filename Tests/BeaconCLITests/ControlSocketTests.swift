@@ -1,0 +1,119 @@
+import BeaconDaemon
+import BeaconTestSupport
+import Foundation
+import Testing
+
+/// The control socket under clients that misbehave: several that connect and say nothing, one that trickles its
+/// request, a daemon that never answers, a path given relative, and a refresh from a process whose group comes
+/// only from its supplementary groups.
+@Suite(.serialized) struct ControlSocketTests {
+    /// A running daemon on the café capture at its own pace, for a minute or so.
+    static func daemon(_ directory: TemporaryDirectory) async throws -> DaemonProcess {
+        try FileManager.default.createDirectory(atPath: directory.file("state"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: DaemonEndToEndTests.bikes, toPath: directory.file("state/bikes.json"))
+        let daemon = try DaemonProcess(
+            [
+                "run", "--config", try DaemonEndToEndTests.emptyConfig(in: directory), "--replay", DaemonEndToEndTests.capture,
+                "--speed", "30", "--state-dir", directory.file("state"), "--control-socket", directory.file("control.sock"),
+            ], logDirectory: directory.path, name: "control")
+        try await DaemonControlTests.waitFor("the control socket", daemon) {
+            (try? DaemonEndToEndTests.status(socket: directory.file("control.sock"))) != nil
+        }
+        return daemon
+    }
+
+    /// A connected client that sends `bytes` and then nothing.
+    static func connect(_ socket: String, sending bytes: String = "") throws -> Int32 {
+        let descriptor = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(socket.utf8) + [0]) }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard connected == 0 else { throw FixtureError("connect \(socket): errno \(errno)") }
+        if !bytes.isEmpty { _ = Array(bytes.utf8).withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } }
+        return descriptor
+    }
+
+    @Test func silentAndTricklingClientsDoNotHoldOthersUp() async throws {
+        let directory = try TemporaryDirectory("beacond-socket")
+        defer { directory.remove() }
+        let daemon = try await Self.daemon(directory)
+        let socket = directory.file("control.sock")
+
+        // Three that say nothing and one that sends half a request, a byte every 100 ms, all the while.
+        let silent = try (0..<3).map { _ in try Self.connect(socket) }
+        let trickler = try Self.connect(socket, sending: #"{"req"#)
+        let trickling = Task.detached {
+            for byte in Array(#"uest":"status"}"#.utf8) {
+                try? await Task.sleep(for: .milliseconds(100))
+                _ = withUnsafeBytes(of: byte) { send(trickler, $0.baseAddress, 1, Int32(MSG_NOSIGNAL)) }
+            }
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        for _ in 0..<3 {
+            let started = Date()
+            let status = try await BeacondRun(["status", "--control-socket", socket])
+            #expect(status.status == 0, "status while others hold connections: \(status.stderr)")
+            #expect(Date().timeIntervalSince(started) < 1.5, "status waited \(Date().timeIntervalSince(started)) s")
+        }
+        await trickling.value
+        // The silent ones are answered with the reason once their 2 s are up, and closed.
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        for descriptor in silent {
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            #expect(count > 0 && String(decoding: buffer[..<count], as: UTF8.self).contains("no request line"))
+            close(descriptor)
+        }
+        close(trickler)
+        daemon.terminate()
+        #expect(await daemon.waitForExit(seconds: 10) == 0)
+    }
+
+    @Test func aDaemonThatDoesNotAnswerIsExitFiveAndARelativePathIsUsedAsGiven() async throws {
+        let directory = try TemporaryDirectory("beacond-socket")
+        defer { directory.remove() }
+        // Something listening that never answers: a socket bound and listened to, and nothing more.
+        let path = directory.file("mute.sock")
+        let listener = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        try #require(bound == 0 && listen(listener, 4) == 0)
+        let mute = try await BeacondRun(["status", "--control-socket", path])
+        #expect(mute.status == 5, "\(mute.stderr)")
+        #expect(mute.stderr.contains("did not answer"), "\(mute.stderr)")
+
+        // A relative path is the caller's: here, relative to the directory the test runs `beacond` in.
+        let relative = try await BeacondRun(["status", "--control-socket", "no/such/relative.sock"])
+        #expect(relative.status == 3)
+        #expect(relative.stderr.contains("nothing listens on no/such/relative.sock"), "\(relative.stderr)")
+    }
+
+    @Test(.enabled(if: getuid() == 0, "switches to another user and groups, as root"))
+    func refreshTrustsTheKernelsListOfSupplementaryGroups() async throws {
+        let directory = try TemporaryDirectory("beacond-socket")
+        defer { directory.remove() }
+        let daemon = try await Self.daemon(directory)
+        let socket = directory.file("control.sock")
+        // The socket is root:root 0660 here. nobody (65534) is in group 0 only as a supplementary group of this
+        // process, which no /etc/group line says: only the kernel (SO_PEERGROUPS) knows.
+        chmod(directory.path, 0o755)
+        func refresh(groups: String) async throws -> BeacondRun {
+            try await BeacondRun.run(
+                executable: "/usr/bin/setpriv",
+                ["--reuid=65534", "--regid=65534", "--groups=\(groups)", BeacondRun.binary.path, "refresh", "--control-socket", socket])
+        }
+        let member = try await refresh(groups: "0")
+        #expect(member.status == 0, "\(member.stderr)")
+        let outsider = try await refresh(groups: "65534")
+        #expect(outsider.status == 4, "\(outsider.stderr)")
+        daemon.terminate()
+        #expect(await daemon.waitForExit(seconds: 10) == 0)
+    }
+}
