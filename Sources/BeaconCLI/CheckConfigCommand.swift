@@ -1,5 +1,6 @@
 public import ArgumentParser
 import BeaconDaemon
+import BeaconRegistry
 import BeaconWire
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -20,7 +21,21 @@ public struct CheckConfigCommand: ParsableCommand {
     public init() {}
 
     public func run() throws {
-        let (configuration, errors) = options.load(environment: ProcessInfo.processInfo.environment)
+        let environment = ProcessInfo.processInfo.environment
+        var (configuration, errors) = options.load(environment: environment)
+        // The API key as `run` would load it: a bad key file stops `run` with 78, so it fails here too.
+        var keySource = "none"
+        if case .http(_) = configuration.registryLocation {
+            do throws(RegistryError) {
+                if try configuration.apiKey(environment: environment) != nil {
+                    keySource = configuration.apiKeyFile ?? "the systemd credential registry-api-key"
+                } else {
+                    keySource = "the systemd credential registry-api-key when run by beacond.service (`beacond doctor` checks it)"
+                }
+            } catch {
+                errors.append("api-key-file: \(error.message)")
+            }
+        }
         guard errors.isEmpty else {
             printToStandardError(errors.map { "beacond: \($0)\n" }.joined())
             throw ExitCode(78)
@@ -30,7 +45,7 @@ public struct CheckConfigCommand: ParsableCommand {
               station      \(configuration.stationID) at \(configuration.latitude), \(configuration.longitude)
               regions      \(configuration.regions.map(\.description).joined(separator: ", "))
               capture      \(configuration.backend.rawValue) on \(configuration.adapters.joined(separator: ", "))
-              registry     \(configuration.registry ?? "file://\(configuration.stateDirectory)/bikes.json (embedded)")
+              registry     \(configuration.registryShown)\(keySource == "none" ? "" : "\n  API key      \(keySource)")
               state        \(configuration.stateDirectory)
               control      \(configuration.controlSocket)
             """)

@@ -54,10 +54,12 @@ public struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
     public var line: Int?
     public var reason: String
 
+    /// What came from the file (a key, a value quoted in the reason) is kept printable: a file of binary garbage
+    /// must not send escape sequences to the terminal or the journal.
     public init(key: String, line: Int? = nil, reason: String) {
-        self.key = key
+        self.key = key.escapingControlCharacters
         self.line = line
-        self.reason = reason
+        self.reason = reason.escapingControlCharacters
     }
 
     public var description: String {
@@ -72,4 +74,25 @@ extension StringProtocol {
         while let last = text.last, last == " " || last == "\t" || last == "\r" { text.removeLast() }
         return String(text)
     }
+}
+
+extension String {
+    /// Control characters (C0, DEL, C1) and invalid UTF-8 (already U+FFFD) shown as `\u{1b}`: text from a file or a
+    /// peer, made safe for a terminal or the journal.
+    public var escapingControlCharacters: String {
+        guard unicodeScalars.contains(where: \.isControl) else { return self }
+        var result = ""
+        for scalar in unicodeScalars {
+            if scalar.isControl {
+                result += "\\u{\(String(scalar.value, radix: 16))}"
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+}
+
+extension Unicode.Scalar {
+    fileprivate var isControl: Bool { value < 0x20 || (0x7F..<0xA0).contains(value) }
 }

@@ -157,6 +157,7 @@ public struct Daemon: Sendable {
                     }, logger: logger),
                 failureTerminationBehavior: .gracefullyShutdownGroup),
         ]
+        configuration.warnIfKeyTravelsInClear(logger: logger)
         logger.info(
             "beacond started",
             metadata: [
@@ -232,6 +233,7 @@ public struct Daemon: Sendable {
                         logger.warning("changed keys take effect at the next restart", metadata: ["keys": "\(later.joined(separator: ", "))"])
                     }
                     logger.notice("configuration reloaded", metadata: ["registry": "\(registry.displayName)"])
+                    candidate.warnIfKeyTravelsInClear(logger: logger)
                 } catch {
                     logger.error("configuration not reloaded: \(error)")
                 }
@@ -251,11 +253,7 @@ public struct Daemon: Sendable {
         case .http:
             let key: APIKey?
             do throws(RegistryError) {
-                if let path = configuration.apiKeyFile {
-                    key = try APIKey.load(path: path)
-                } else {
-                    key = try APIKey.fromCredentials(name: "registry-api-key", environment: environment)
-                }
+                key = try configuration.apiKey(environment: environment)
             } catch {
                 throw StartError(description: error.message, exitCode: 78)
             }

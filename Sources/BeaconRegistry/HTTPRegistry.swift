@@ -47,7 +47,7 @@ public final class HTTPRegistry: Registry {
         func render(_ items: [(String, String)]) -> String {
             items.isEmpty ? "" : "?" + items.map { "\($0.0)=\(percentEncoded($0.1))" }.joined(separator: "&")
         }
-        return (base + path + render(items), base + path + render(shownItems))
+        return (base + path + render(items), RegistryAddress.redacted(base + path + render(shownItems)))
     }
 
     private func request(_ path: String, query: [(String, String)] = []) -> (HTTPClientRequest, shown: String) {

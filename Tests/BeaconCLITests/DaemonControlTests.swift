@@ -116,6 +116,19 @@ import Testing
         #expect(daemon.stderr.contains("report-interval"), "a key that needs a restart is named")
         #expect(!daemon.stderr.contains("new-key-2") && !daemon.stderr.contains("old-key-1"))
 
+        // A new registry: status names it from then on (it named the first one for ever).
+        let second = RegistryServer()
+        try await second.start()
+        defer { Task { await second.stop() } }
+        second.setBikes(try String(contentsOfFile: DaemonEndToEndTests.bikes, encoding: .utf8))
+        second.requireKey("new-key-2")
+        try good.replacingOccurrences(of: registry.baseURL, with: second.baseURL).write(toFile: config, atomically: true, encoding: .utf8)
+        kill(daemon.process.processIdentifier, SIGHUP)
+        try await Self.waitFor("status naming the new registry", daemon) {
+            (try? DaemonEndToEndTests.status(socket: socket))?.missingSet.registry == second.baseURL
+        }
+        #expect(second.requests.contains { $0.path.hasSuffix("bikes") })
+
         daemon.terminate()
         #expect(await daemon.waitForExit(seconds: 10) == 0)
     }

@@ -1,3 +1,5 @@
+import BeaconDaemon
+
 /// One link `beacond doctor` checks, and what it found: ok, a warning that does not stop the service, or a failure
 /// with the command that fixes it.
 struct DoctorCheck: Encodable, Equatable, Sendable {
@@ -32,19 +34,7 @@ struct DoctorCheck: Encodable, Equatable, Sendable {
             case .fail: "FAIL"
             }
         let fixText = fix.map { " → fix: \($0)" } ?? ""
-        return DoctorCheck.printable("\(label)  \(check): \(detail)\(fixText)")
-    }
-
-    static func printable(_ text: String) -> String {
-        var result = ""
-        for scalar in text.unicodeScalars {
-            if scalar.value < 0x20 || (0x7F..<0xA0).contains(scalar.value) {
-                result += "\\u{\(String(scalar.value, radix: 16))}"
-            } else {
-                result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
+        return "\(label)  \(check): \(detail)\(fixText)".escapingControlCharacters
     }
 }
 
