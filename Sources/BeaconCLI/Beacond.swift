@@ -15,7 +15,7 @@ public struct Beacond: AsyncParsableCommand {
             """,
         version: BeacondVersion.current,
         subcommands: [
-            RunCommand.self, StatusCommand.self, RefreshCommand.self, DemoCommand.self, ReplayCommand.self, ScanCommand.self, RecordCommand.self,
+            RunCommand.self, StatusCommand.self, RefreshCommand.self, RetryDeadLettersCommand.self, DemoCommand.self, ReplayCommand.self, ScanCommand.self, RecordCommand.self,
             CheckConfigCommand.self, DoctorCommand.self,
         ]
     )

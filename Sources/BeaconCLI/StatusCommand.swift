@@ -86,14 +86,45 @@ public struct RefreshCommand: ParsableCommand {
     public init() {}
 
     public func run() throws {
+        try StatusCommand.ask("refresh", config: config, controlSocket: controlSocket, default: "refresh requested")
+    }
+}
+
+/// `beacond retry-dead-letters`: once the reason the registry refused some sightings is fixed, queue them again.
+public struct RetryDeadLettersCommand: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "retry-dead-letters",
+        abstract: "Queue the sightings the registry refused for good (the dead letters) again, oldest first.",
+        discussion: """
+            A sighting the registry answered 400 or 422 (for instance) is moved to the dead letters so the ones behind it \
+            are not held up; `beacond status` and `beacond doctor` warn while there are any. Once the registry or the \
+            station is fixed, this puts them back in the queue. For root and members of the daemon's group; exit \
+            status as for refresh.
+            """)
+
+    @Option(help: ArgumentHelp("Configuration file to take control-socket from.", valueName: "path"))
+    public var config: String?
+
+    @Option(help: ArgumentHelp("The daemon's control socket.", valueName: "path"))
+    public var controlSocket: String?
+
+    public init() {}
+
+    public func run() throws {
+        try StatusCommand.ask("retry-dead-letters", config: config, controlSocket: controlSocket, default: "done")
+    }
+}
+
+extension StatusCommand {
+    /// Sends a request that changes something and prints the daemon's answer; exits as `status` does.
+    static func ask(_ request: String, config: String?, controlSocket: String?, default text: String) throws {
         do {
-            let response = try ControlClient.send(
-                "refresh", path: try StatusCommand.socketPath(config: config, controlSocket: controlSocket))
+            let response = try ControlClient.send(request, path: try socketPath(config: config, controlSocket: controlSocket))
             guard response.ok else {
                 printToStandardError("beacond: \(response.error ?? "refused")\n")
                 throw ExitCode(4)
             }
-            print(response.message ?? "refresh requested")
+            print(response.message ?? text)
         } catch let error as ControlClient.Failure {
             printToStandardError("beacond: \(error)\n")
             throw ExitCode(error.exitCode)

@@ -16,6 +16,7 @@ enum StatusText {
         let health = status.healthy ? "healthy" : "UNHEALTHY"
         lines.append("beacond \(status.version): \(health), up \(duration(status.uptimeSeconds)) (pid \(status.pid))")
         for problem in status.problems { lines.append("  ! \(problem)") }
+        for warning in status.warnings { lines.append("  ~ \(warning)") }
 
         let capture = status.capture
         lines.append(

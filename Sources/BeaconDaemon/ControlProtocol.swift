@@ -17,7 +17,7 @@ public struct ControlRequest: Codable, Sendable, Equatable {
 
     public init(request: String) { self.request = request }
 
-    public static let known = ["status", "refresh"]
+    public static let known = ["status", "refresh", "retry-dead-letters"]
     /// Requests larger than this are refused unread: nothing the protocol has needs more.
     public static let maximumBytes = 4_096
 }

@@ -6,11 +6,13 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+public import BeaconOutbox
 public import Logging
 public import ServiceLifecycle
 
 /// The control socket: a Unix stream socket in the runtime directory, mode 0660, so the daemon's user and
-/// group (and root) may connect and nobody else. `status` is for anyone who can connect; `refresh` is checked
+/// group (and root) may connect and nobody else. `status` is for anyone who can connect; `refresh` and
+/// `retry-dead-letters` are checked
 /// again against the kernel's word on who the peer is (SO_PEERCRED, SO_PEERGROUPS): root, the daemon's user, or a
 /// member of the socket's group.
 ///
@@ -23,6 +25,8 @@ public final class ControlServer: Service {
     private let socket: UnixSocket
     private let status: @Sendable () -> StatusReport
     private let refresh: @Sendable () -> Void
+    /// Puts the dead letters back in the queue; how many, or why not.
+    private let retryDeadLetters: @Sendable () -> Result<Int, OutboxError>
     private let logger: Logger
     private let thread = CaptureThread()
     static let requestDeadlineMilliseconds: Int64 = 2_000
@@ -30,12 +34,14 @@ public final class ControlServer: Service {
 
     /// Binds now, so a socket that cannot be made stops the daemon before it starts, with the reason.
     public init(
-        path: String, status: @escaping @Sendable () -> StatusReport, refresh: @escaping @Sendable () -> Void, logger: Logger
+        path: String, status: @escaping @Sendable () -> StatusReport, refresh: @escaping @Sendable () -> Void,
+        retryDeadLetters: @escaping @Sendable () -> Result<Int, OutboxError>, logger: Logger
     ) throws {
         self.path = path
         self.socket = try UnixSocket.listen(path: path, mode: 0o660)
         self.status = status
         self.refresh = refresh
+        self.retryDeadLetters = retryDeadLetters
         self.logger = logger
     }
 
@@ -131,9 +137,18 @@ public final class ControlServer: Service {
         switch request.request {
         case "status":
             return ControlResponse(ok: true, status: status())
-        case "refresh":
+        case "refresh", "retry-dead-letters":
             guard let peer = client.peer, Self.mayRefresh(uid: peer.uid, gid: peer.gid, groups: client.peerGroups, socketGroup: socketGroup) else {
-                return ControlResponse(ok: false, error: "refresh is for root and the daemon's group")
+                return ControlResponse(ok: false, error: "\(request.request) is for root and the daemon's group")
+            }
+            if request.request == "retry-dead-letters" {
+                switch retryDeadLetters() {
+                case .success(let count):
+                    logger.notice("dead letters queued again", metadata: ["outbox.requeued": "\(count)", "peer.uid": "\(peer.uid)"])
+                    return ControlResponse(ok: true, message: "\(count) dead letter\(count == 1 ? "" : "s") queued again")
+                case .failure(let error):
+                    return ControlResponse(ok: false, error: "\(error)")
+                }
             }
             refresh()
             logger.info("missing-set refresh requested over the control socket", metadata: ["peer.uid": "\(client.peer?.uid ?? 0)"])

@@ -135,13 +135,21 @@ public struct Daemon: Sendable {
         do {
             let directory = socketPath.lastIndex(of: "/").map { String(socketPath[..<$0]) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/"
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o750])
-            control = try ControlServer(path: socketPath, status: { collector.report() }, refresh: { refresher.refreshNow() }, logger: logger)
+            control = try ControlServer(
+                path: socketPath, status: { collector.report() }, refresh: { refresher.refreshNow() },
+                retryDeadLetters: {
+                    Result { () throws(OutboxError) -> Int in
+                        let count = try outbox.requeueDeadLetters()
+                        poster.resume()
+                        return count
+                    }
+                }, logger: logger)
         } catch {
             throw StartError(description: "cannot open the control socket: \(error)", exitCode: 73)
         }
 
         let notifier = SystemdNotifier(environment: environment)
-        let reload = reloader(registry: registry, clients: clients, refresher: refresher, logger: logger)
+        let reload = reloader(registry: registry, clients: clients, refresher: refresher, poster: poster, logger: logger)
         let services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: TaskService("poster") { await poster.run() }),
             .init(service: TaskService("refresher") { await refresher.run() }),
@@ -212,7 +220,8 @@ public struct Daemon: Sendable {
 
     /// The SIGHUP handler: see `ReloadService`.
     private func reloader(
-        registry: SwitchableRegistry, clients: HTTPClients, refresher: MissingSetRefresher<ContinuousClock>, logger: Logger
+        registry: SwitchableRegistry, clients: HTTPClients, refresher: MissingSetRefresher<ContinuousClock>,
+        poster: SightingPoster<ContinuousClock>, logger: Logger
     ) -> @Sendable () async -> Void {
         let running = Mutex(configuration)
         let reloadConfiguration = self.reloadConfiguration
@@ -234,6 +243,8 @@ public struct Daemon: Sendable {
                     }
                     logger.notice("configuration reloaded", metadata: ["registry": "\(registry.displayName)"])
                     candidate.warnIfKeyTravelsInClear(logger: logger)
+                    // A new key or URL may be what held sightings were waiting for.
+                    poster.resume()
                 } catch {
                     logger.error("configuration not reloaded: \(error)")
                 }

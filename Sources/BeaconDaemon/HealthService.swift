@@ -1,8 +1,9 @@
 public import Logging
 public import ServiceLifecycle
 
-/// Tells systemd how the daemon is: `WATCHDOG=1` only while capture and engine are healthy (so a stuck daemon
-/// is restarted), and a one-line `STATUS=` that `systemctl status beacond` shows. Logs each change of health.
+/// Tells systemd how the daemon is: `WATCHDOG=1` only while it is not stuck (capture and engine run, so a stuck
+/// daemon is restarted; a registry problem is no reason to restart), and a one-line `STATUS=` that
+/// `systemctl status beacond` shows. Logs each change of health.
 public struct HealthService: Service {
     let collector: StatusCollector
     let notifier: SystemdNotifier?
@@ -24,7 +25,7 @@ public struct HealthService: Service {
                 lastProblems = report.problems
             }
             var fields: [String] = []
-            if report.healthy { fields.append("WATCHDOG=1") }
+            if !report.stuck { fields.append("WATCHDOG=1") }
             let status = Self.statusLine(report)
             if status != lastStatus {
                 fields.append("STATUS=" + status)

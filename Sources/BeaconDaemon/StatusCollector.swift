@@ -6,8 +6,8 @@ import BeaconWire
 import Glibc
 #endif
 
-/// Gathers the daemon's parts into a `StatusReport` and decides whether the daemon is healthy. Health is the
-/// watchdog's question too: only a healthy daemon pings it.
+/// Gathers the daemon's parts into a `StatusReport` and decides whether the daemon is healthy, and whether it is
+/// stuck: the watchdog's question, which only the daemon's own loops answer (see `StatusReport.stuck`).
 public struct StatusCollector: Sendable {
     let version: String
     let startedAt: Int64
@@ -42,11 +42,14 @@ public struct StatusCollector: Sendable {
         } catch {
             outboxError = outboxError ?? "\(error)"
         }
-        let problems = self.problems(capture: capture, engine: engine, monotonic: monotonic)
+        let stuck = self.problems(capture: capture, engine: engine, monotonic: monotonic)
+        let problems = stuck + Self.registryProblems(sync: sync, posting: posting, now: wall)
+        let warnings = Self.warnings(sync: sync, deadLetters: statistics.deadLetters)
         let rates = engine.rates.perSecond
         return StatusReport(
             version: version, pid: getpid(), startedAt: Self.iso(startedAt),
             uptimeSeconds: Double(monotonic - startedMonotonic) / 1e9, healthy: problems.isEmpty, problems: problems,
+            stuck: !stuck.isEmpty, warnings: warnings,
             capture: StatusReport.Capture(
                 backend: capture.backend, state: capture.state.rawValue,
                 adapters: capture.sources.map { StatusReport.Adapter(name: $0, state: capture.adapterStates[$0] ?? capture.state.rawValue) },
@@ -83,9 +86,44 @@ public struct StatusCollector: Sendable {
                 }))
     }
 
-    /// Why the daemon is not healthy; empty when it is.
+    /// Why the daemon is stuck (capture, engine, station beacon, outbox); empty when its loops run.
     public func problems() -> [String] {
         problems(capture: capture.current, engine: engine.current, monotonic: SystemTime.monotonicNanoseconds())
+    }
+
+    /// A refresh this many times in a row without an answer makes the daemon unhealthy (about two minutes of
+    /// backoff from the first failure): a registry gone for longer than a blip, though sightings wait safely.
+    static let failedRefreshesForProblem = 3
+
+    /// What the registry does that needs a person: it holds sightings back (a refused key, a redirect, a wrong
+    /// URL), refuses the key for the bike list, or has not answered for several refreshes.
+    static func registryProblems(sync: RegistrySyncStatus, posting: PosterStatistics, now: Int64) -> [String] {
+        var problems: [String] = []
+        if let held = posting.held { problems.append("sightings held: \(held)") }
+        if let started = sync.requestStartedAt, now - started > 30_000 {
+            problems.append("the registry has been asked for the bike list for \((now - started) / 1_000) s")
+        }
+        switch sync.lastErrorStatus {
+        case 401?, 403?:
+            problems.append("the registry refuses the API key for the bike list (HTTP \(sync.lastErrorStatus!))")
+        case let status? where (300..<400).contains(status) || status == 404:
+            problems.append("the registry's URL answers HTTP \(status) for the bike list: check `registry`")
+        default:
+            if sync.consecutiveFailures >= failedRefreshesForProblem, let error = sync.lastError {
+                problems.append("the registry has not answered \(sync.consecutiveFailures) refreshes in a row: \(error)")
+            }
+        }
+        return problems
+    }
+
+    static func warnings(sync: RegistrySyncStatus, deadLetters: Int) -> [String] {
+        var warnings: [String] = []
+        if deadLetters > 0 {
+            warnings.append(
+                "\(deadLetters) dead letter\(deadLetters == 1 ? "" : "s"): sightings the registry refused for good "
+                    + "(`beacond retry-dead-letters` queues them again once the cause is fixed)")
+        }
+        return warnings
     }
 
     private func problems(capture: CaptureMonitor.Snapshot, engine: EngineMonitor.Snapshot, monotonic: Int64) -> [String] {

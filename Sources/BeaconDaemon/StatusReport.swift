@@ -6,9 +6,16 @@ public struct StatusReport: Codable, Sendable, Equatable {
     public var pid: Int32
     public var startedAt: String
     public var uptimeSeconds: Double
-    /// False when capture, the engine or the station beacon is not well; `problems` says which.
+    /// False when anything needs a person: capture, the engine or the station beacon not well, or the registry
+    /// refusing the station, not answering, or holding sightings back; `problems` says which.
     public var healthy: Bool
     public var problems: [String]
+    /// True when the daemon's own loops cannot go on (capture failed, the engine stalled, the station beacon
+    /// silent, the outbox refusing sightings): what a restart may mend, so the watchdog is fed only without it. A
+    /// registry that refuses or does not answer makes the daemon unhealthy, not stuck: restarting would not help.
+    public var stuck: Bool
+    /// Worth a look, but nothing is lost and nothing stops (dead letters, bikes skipped in the registry's list).
+    public var warnings: [String]
     public var capture: Capture
     public var missingSet: MissingSet
     public var outbox: OutboxState

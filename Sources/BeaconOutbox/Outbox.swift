@@ -213,6 +213,26 @@ public final class Outbox: Sendable {
         }
     }
 
+    /// Puts every dead letter back in the queue, oldest first, once whatever made the registry refuse them is fixed
+    /// (`beacond retry-dead-letters`). Returns how many went back.
+    @discardableResult
+    public func requeueDeadLetters() throws(OutboxError) -> Int {
+        do {
+            return try pool.write { db in
+                try db.execute(
+                    sql: """
+                        INSERT OR IGNORE INTO outbox (sightingId, kind, body, createdAt)
+                            SELECT sightingId, kind, body, createdAt FROM deadLetter ORDER BY createdAt, failedAt
+                        """)
+                let requeued = db.changesCount
+                try db.execute(sql: "DELETE FROM deadLetter")
+                return requeued
+            }
+        } catch {
+            throw OutboxError(.write, path: path, cause: error)
+        }
+    }
+
     public func statistics() throws(OutboxError) -> OutboxStatistics {
         do {
             return try pool.read { db in

@@ -68,9 +68,12 @@ public final class HTTPRegistry: Registry {
         let response: HTTPClientResponse
         let body: ByteBuffer
         do {
-            response = try await client.execute(request, timeout: timeout)
+            (response, body) = try await withDeadline(configuration.requestTimeout) { [client, timeout, request, maximum = configuration.maximumResponseBytes] in
+                let response = try await client.execute(request, timeout: timeout)
+                if response.status == .notModified { return (response, ByteBuffer()) }
+                return (response, try await response.body.collect(upTo: maximum))
+            }
             if response.status == .notModified { return .notModified }
-            body = try await response.body.collect(upTo: configuration.maximumResponseBytes)
         } catch is NIOTooManyBytesError {
             throw RegistryError(.badAnswer, "GET \(shown): answer larger than \(configuration.maximumResponseBytes) bytes")
         } catch {
@@ -97,23 +100,20 @@ public final class HTTPRegistry: Registry {
         request.body = .bytes(ByteBuffer(string: body))
         let response: HTTPClientResponse
         do {
-            response = try await client.execute(request, timeout: timeout)
-            // Read (a little of) the body so the connection can be reused; its content does not matter.
-            _ = try? await response.body.collect(upTo: 64 * 1024)
+            response = try await withDeadline(configuration.requestTimeout) { [client, timeout, request] in
+                let response = try await client.execute(request, timeout: timeout)
+                // Read (a little of) the body so the connection can be reused; its content does not matter, and
+                // the status has answered already, so a body that does not come is given up on, not retried.
+                _ = try? await withDeadline(.seconds(2)) { try await response.body.collect(upTo: 64 * 1024) }
+                return response
+            }
         } catch {
             return .retry(reason: "POST \(shown): \(Self.describe(error))", retryAfter: nil)
         }
-        let status = Int(response.status.code)
-        switch status {
-        case 200..<300:
-            return .delivered
-        case 408, 429, 500..<600:
-            return .retry(
-                reason: "POST \(shown): HTTP \(status) \(response.status.reasonPhrase)",
-                retryAfter: response.headers.first(name: "Retry-After").flatMap(RetryAfter.parse))
-        default:
-            return .rejected(status: status, reason: "POST \(shown): HTTP \(status) \(response.status.reasonPhrase)")
-        }
+        return PostAnswer.outcome(
+            status: Int(response.status.code), reasonPhrase: response.status.reasonPhrase,
+            retryAfter: response.headers.first(name: "Retry-After").flatMap(RetryAfter.parse),
+            location: response.headers.first(name: "Location"), request: shown)
     }
 
     private var timeout: TimeAmount { .nanoseconds(configuration.requestTimeout.nanoseconds) }
@@ -121,6 +121,7 @@ public final class HTTPRegistry: Registry {
     /// An error in a few words, without URLs (which could carry the key).
     static func describe(_ error: any Error) -> String {
         switch error {
+        case let error as DeadlineExceeded: return "timed out: no whole answer within \(error.timeout.components.seconds) s"
         case let error as HTTPClientError:
             switch error {
             case .connectTimeout: return "connection timed out"

@@ -96,10 +96,13 @@ public final class MissingSetRefresher<C: Clock>: Sendable where C.Duration == D
     /// One refresh attempt; returns whether it succeeded.
     @discardableResult
     public func refreshOnce() async -> Bool {
+        let started = wallClock()
         let validators = state.withLock { state -> CacheValidators? in
-            state.status.lastAttempt = wallClock()
+            state.status.lastAttempt = started
+            state.status.requestStartedAt = started
             return state.validators
         }
+        defer { state.withLock { $0.status.requestStartedAt = nil } }
         do {
             switch try await registry.fetchMissing(validators: validators) {
             case .notModified:
@@ -107,6 +110,7 @@ public final class MissingSetRefresher<C: Clock>: Sendable where C.Duration == D
                 state.withLock { state in
                     state.status.lastSuccess = now
                     state.status.lastError = nil
+                    state.status.lastErrorStatus = nil
                     state.status.consecutiveFailures = 0
                     state.backoff.reset()
                 }
@@ -123,6 +127,7 @@ public final class MissingSetRefresher<C: Clock>: Sendable where C.Duration == D
                     state.status.fetchedAt = now
                     state.status.lastSuccess = now
                     state.status.lastError = nil
+                    state.status.lastErrorStatus = nil
                     state.status.consecutiveFailures = 0
                     state.backoff.reset()
                 }
@@ -139,6 +144,7 @@ public final class MissingSetRefresher<C: Clock>: Sendable where C.Duration == D
         } catch {
             state.withLock { state in
                 state.status.lastError = error.message
+                if case .status(let code) = error.code { state.status.lastErrorStatus = code } else { state.status.lastErrorStatus = nil }
                 state.status.consecutiveFailures += 1
             }
             logger.warning("bike list refresh failed; keeping the set we have", metadata: ["error": "\(error.message)"])
@@ -180,7 +186,11 @@ public struct RegistrySyncStatus: Hashable, Sendable {
     public var lastSuccess: Int64?
     public var nextRefresh: Int64?
     public var lastError: String?
+    /// The HTTP status of the last failure, when it was an answer (401, 307…) rather than no answer.
+    public var lastErrorStatus: Int?
     public var consecutiveFailures = 0
+    /// When the request under way started; nil between requests.
+    public var requestStartedAt: Int64?
 
     public init(registry: String) { self.registry = registry }
 

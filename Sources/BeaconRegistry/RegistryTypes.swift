@@ -24,8 +24,11 @@ public enum PostOutcome: Hashable, Sendable {
     case delivered
     /// Timeouts, connection errors, 5xx, 408, 429: try again later, not before `retryAfter` if the server said.
     case retry(reason: String, retryAfter: Duration?)
-    /// Any other answer: the registry will never take this one.
+    /// The registry will never take this one (400, 413, 422…): it goes to the dead letters.
     case rejected(status: Int, reason: String)
+    /// The station's problem, not the sighting's (a refused key, a redirect, a wrong URL): every sighting is kept,
+    /// the daemon says what to change, and tries again slowly or as soon as the configuration changes.
+    case held(status: Int, reason: String)
 }
 
 /// A registry request that failed, worded for a log line or `status`. Never contains the API key.

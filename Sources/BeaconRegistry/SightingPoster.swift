@@ -19,7 +19,13 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
 
     struct State {
         var backoff: Backoff
+        /// For a registry that holds everything up (a refused key, a redirect): slow, since only a change of
+        /// configuration helps, and `resume()` cuts it short when one comes.
+        var heldBackoff = Backoff(base: .seconds(60), cap: .seconds(1_800))
         var lastError: String?
+        /// Why every sighting is being held, while it is.
+        var held: String?
+        var resumeRequested = false
         var delivered = 0
         var retries = 0
         var rejected = 0
@@ -41,8 +47,16 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
     /// Tells the poster there is something new (after an enqueue); cheap, never blocks.
     public func nudge() { doorbell.ring() }
 
+    /// The registry's configuration changed (SIGHUP): held sightings are tried again at once.
+    public func resume() {
+        state.withLock { $0.resumeRequested = true }
+        doorbell.ring()
+    }
+
     public var statistics: PosterStatistics {
-        state.withLock { PosterStatistics(delivered: $0.delivered, retries: $0.retries, rejected: $0.rejected, lastError: $0.lastError) }
+        state.withLock {
+            PosterStatistics(delivered: $0.delivered, retries: $0.retries, rejected: $0.rejected, lastError: $0.lastError, held: $0.held)
+        }
     }
 
     /// Runs until cancelled. `idlePoll` bounds how long an empty outbox waits without a nudge.
@@ -69,7 +83,9 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
                     state.withLock {
                         $0.delivered += 1
                         $0.backoff.reset()
+                        $0.heldBackoff.reset()
                         $0.lastError = nil
+                        $0.held = nil
                     }
                     logger.debug("sighting delivered", metadata: ["sighting.id": "\(entry.sightingID)", "sighting.kind": "\(entry.kind)"])
                 case .retry(let reason, let retryAfter):
@@ -86,6 +102,20 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
                         "sighting not delivered; will retry",
                         metadata: ["sighting.id": "\(entry.sightingID)", "error": "\(reason)", "retry.in": "\(delay)"])
                     try? await clock.sleep(for: delay)
+                case .held(let status, let reason):
+                    try outbox.markAttempt(entry, error: reason)
+                    let delay = state.withLock { state in
+                        var random = SystemRandomNumberGenerator()  // stateless; see .retry
+                        state.retries += 1
+                        state.lastError = reason
+                        state.held = reason
+                        state.resumeRequested = false
+                        return state.heldBackoff.next(using: &random)
+                    }
+                    logger.error(
+                        "sightings held: the registry cannot take any until the station's configuration changes",
+                        metadata: ["registry.status": "\(status)", "error": "\(reason)", "retry.in": "\(delay)"])
+                    await waitWhileHeld(delay)
                 case .rejected(let status, let reason):
                     try outbox.markDead(entry, status: status, reason: reason, now: wallClock())
                     state.withLock {
@@ -102,6 +132,16 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
             }
         }
     }
+
+    /// Waits out a hold: until `delay` has passed or `resume()` says the configuration changed (new sightings
+    /// ring the same doorbell; they do not end the wait).
+    private func waitWhileHeld(_ delay: Duration) async {
+        let deadline = clock.now.advanced(by: delay)
+        while !Task.isCancelled, clock.now < deadline {
+            await doorbell.wait(timeout: clock.now.duration(to: deadline), clock: clock)
+            if state.withLock({ $0.resumeRequested }) { return }
+        }
+    }
 }
 
 public struct PosterStatistics: Hashable, Sendable {
@@ -109,4 +149,6 @@ public struct PosterStatistics: Hashable, Sendable {
     public var retries: Int
     public var rejected: Int
     public var lastError: String?
+    /// Why every sighting is held (the registry refuses the key, moved, or is not at the URL), while it is.
+    public var held: String?
 }

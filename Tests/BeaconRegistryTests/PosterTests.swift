@@ -43,7 +43,7 @@ import Testing
         server.requireKey(secretKey)
         server.inject([
             .status(500), .slow(.seconds(10)), .dropConnection, .status(503), .retryAfter(seconds: 0), .status(408),
-            .garbage, .status(502),
+            .garbage, .trickle(every: .milliseconds(500), bytes: 100), .status(502),
         ])
         let sightings = makeSightings(10)
         try await withPoster(server) { outbox, poster, _ in
@@ -51,7 +51,7 @@ import Testing
             poster.nudge()
             // The slow answer alone holds the queue for the 8 s request timeout.
             #expect(try await eventually(within: 40) { try outbox.statistics().depth == 0 })
-            #expect(poster.statistics.retries == 6, "500, the timeout, 503, 429, 408 and 502; the 2xx answers with broken bodies count as delivered")
+            #expect(poster.statistics.retries == 6, "500, the timeout, 503, 429, 408 and 502; the 2xx answers with broken or trickled bodies count as delivered")
         }
         let expected = sightings.map(\.id.description)
         #expect(Set(server.sightings.keys) == Set(expected), "every sighting arrived")

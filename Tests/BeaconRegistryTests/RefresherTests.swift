@@ -77,6 +77,30 @@ import Testing
         #expect(cache.contains("b9") && !cache.contains("OWNER-SECRET") && !cache.contains(secretKey))
     }
 
+    /// Headers at once, then a byte a second: each read is quick, the whole answer never comes. The request ends at
+    /// its deadline (8 s here) with an error, and the set in use stays.
+    @Test func aTrickledAnswerEndsAtTheRequestsDeadline() async throws {
+        let server = RegistryServer()
+        try await server.start()
+        defer { Task { await server.stop() } }
+        server.requireKey(secretKey)
+        server.setBikes(Self.bikes)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try await withRefresher(server, directory: directory) { rig in
+            #expect(await rig.refresher.refreshOnce())
+            server.setBikes(#"[{"id":"b9","beaconMinor":9,"missing":true}]"#)
+            server.inject([.trickle(every: .milliseconds(500), bytes: 1_000)])
+            let started = ContinuousClock.now
+            #expect(await rig.refresher.refreshOnce() == false)
+            let took = ContinuousClock.now - started
+            #expect(took >= .seconds(7) && took < .seconds(12), "the refresh took \(took)")
+            let error = rig.refresher.status.lastError ?? ""
+            #expect(error.contains("no whole answer within 8 s"), "\(error)")
+            #expect(rig.mailbox.latest.contains(region: 0, major: 1, minor: 7))
+        }
+    }
+
     @Test func refreshNowWakesTheTimerAtOnce() async throws {
         let server = RegistryServer()
         try await server.start()

@@ -17,6 +17,9 @@ public final class RegistryServer: Sendable {
         case dropConnection
         case garbage
         case oversized(bytes: Int)
+        /// A 200 whose headers come at once and whose body then comes one byte per `every`, for `bytes` bytes:
+        /// a proxy or registry that keeps every read's timeout happy and never finishes.
+        case trickle(every: Duration, bytes: Int)
     }
 
     public struct Received: Sendable, Equatable {
@@ -35,6 +38,10 @@ public final class RegistryServer: Sendable {
         /// Fail this fraction of requests with a 500 (after recording nothing).
         var failureRate = 0.0
         var faults: [Fault] = []
+        /// Every POST answered with this status (after the key check and recording nothing) until cleared.
+        var everyPost: Int?
+        /// Sighting ids answered this status once each (a registry that finds one sighting malformed).
+        var refuse: [String: Int] = [:]
         /// Every POST that passed validation, repeats included, in arrival order.
         var posts: [Received] = []
         /// Distinct sightings recorded (by Idempotency-Key).
@@ -88,6 +95,12 @@ public final class RegistryServer: Sendable {
     /// Answers this fraction of requests (chosen at random) with a 500, on top of injected faults.
     public func setFailureRate(_ rate: Double) { state.withLock { $0.failureRate = rate } }
 
+    /// Answers every `POST /sightings` with `status` (3xx with a Location to https) until called with nil.
+    public func answerEveryPost(with status: Int?) { state.withLock { $0.everyPost = status } }
+
+    /// Answers the POST of this sighting id with `status`, every time it comes.
+    public func refuse(sightingID: String, with status: Int?) { state.withLock { $0.refuse[sightingID] = status } }
+
     /// The next requests (of any kind) get these faults, in order.
     public func inject(_ faults: [Fault]) { state.withLock { $0.faults += faults } }
 
@@ -132,6 +145,15 @@ public final class RegistryServer: Sendable {
                 })
         case .garbage:
             return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: "<html>Bad Gateway</html>")))
+        case .trickle(let every, let bytes):
+            return Response(
+                status: .ok, headers: [.contentType: "application/json"],
+                body: ResponseBody(contentLength: bytes) { writer in
+                    for _ in 0..<bytes {
+                        try await writer.write(ByteBuffer(string: " "))
+                        try await Task.sleep(for: every)
+                    }
+                })
         case .oversized(let bytes):
             let element = #"{"id":"x","beaconMinor":1,"missing":false},"#
             let json = "[" + String(repeating: element, count: bytes / element.utf8.count + 1) + "{}]"
@@ -156,7 +178,7 @@ public final class RegistryServer: Sendable {
     private func sighting(_ request: Request) async throws -> Response {
         let fault = await nextFault(request)
         switch fault {
-        case .garbage, .dropConnection, .oversized:
+        case .garbage, .dropConnection, .oversized, .trickle:
             break  // a 2xx whose body goes wrong: the registry took the sighting, so record it below
         case .some(let fault):
             return await faultResponse(fault)
@@ -164,6 +186,10 @@ public final class RegistryServer: Sendable {
             break
         }
         guard authorized(request) else { return Response(status: .unauthorized) }
+        if let status = state.withLock({ $0.everyPost }) {
+            let location = "https://registry.example/api/sightings?key=\(state.withLock { $0.apiKey ?? "" })"
+            return Response(status: .init(code: status), headers: (300..<400).contains(status) ? [.location: location] : [:])
+        }
         let body = try await request.body.collect(upTo: 1 << 20)
         let raw = String(buffer: body)
         guard let fields = FlatJSON.object(raw) else { return Response(status: .badRequest) }
@@ -171,6 +197,7 @@ public final class RegistryServer: Sendable {
             return Response(status: .unprocessableContent)
         }
         let key = request.headers[HTTPField.Name("Idempotency-Key")!]
+        if let key, let status = state.withLock({ $0.refuse[key] }) { return Response(status: .init(code: status)) }
         state.withLock { state in
             state.posts.append(Received(idempotencyKey: key, body: fields, raw: raw))
             if let key, state.sightings[key] == nil { state.sightings[key] = fields }

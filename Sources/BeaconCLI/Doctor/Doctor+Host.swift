@@ -93,6 +93,10 @@ extension Doctor {
         guard status.healthy else {
             return .fail(name, "\(running), unhealthy: \(status.problems.joined(separator: "; "))", fix: "beacond status; journalctl -u beacond -n 50")
         }
-        return .ok(name, "\(running), healthy; \(status.missingSet.size) missing bikes, \(status.outbox.depth) sightings waiting")
+        let summary = "\(running), healthy; \(status.missingSet.size) missing bikes, \(status.outbox.depth) sightings waiting"
+        if let warning = status.warnings.first {
+            return .warn(name, "\(summary); \(warning)", fix: "beacond status --json shows them; beacond retry-dead-letters once fixed")
+        }
+        return .ok(name, summary)
     }
 }
