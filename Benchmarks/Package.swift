@@ -53,6 +53,14 @@ let package = Package(
                 .product(name: "BeaconEngine", package: root),
             ]
         ),
+        // The registry's bike list into the set matching needs, read as it arrives, against decoding it whole.
+        .executableTarget(
+            name: "BikeListBenchmark",
+            dependencies: [
+                .product(name: "BeaconWire", package: root),
+                .product(name: "BeaconEngine", package: root),
+            ]
+        ),
         // Committing sightings to the SQLite outbox against write(2) + fsync(2) of the same bytes.
         .executableTarget(
             name: "OutboxBenchmark",

@@ -43,7 +43,12 @@ enum StatusText {
         lines.append(row("", "registry \(shortened(missing.registry, 60))"))
         var refresh: [String] = []
         if let last = missing.lastRefresh.flatMap(date) { refresh.append("last refresh \(ago(last, now: now))") }
-        if let next = missing.nextRefresh.flatMap(date) { refresh.append("next \(until(next, now: now))") }
+        if let asking = missing.askingSeconds {
+            refresh.append("asking the registry for \(duration(asking))")
+        } else if let next = missing.nextRefresh.flatMap(date) {
+            refresh.append("next \(until(next, now: now))")
+        }
+        if missing.skipped > 0 { refresh.append("\(missing.skipped) entries skipped") }
         if !refresh.isEmpty { lines.append(row("", refresh.joined(separator: ", "))) }
         if let error = missing.lastError { lines.append(row("", "last error: \(shortened(error, 56))")) }
 

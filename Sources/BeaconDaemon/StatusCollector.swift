@@ -71,7 +71,8 @@ public struct StatusCollector: Sendable {
             missingSet: StatusReport.MissingSet(
                 size: sync.missing, registry: sync.registry, source: sync.source.rawValue,
                 ageSeconds: sync.fetchedAt.map { Double(wall - $0) / 1000 }, lastRefresh: sync.lastSuccess.map(Self.iso),
-                nextRefresh: sync.nextRefresh.map(Self.iso), lastError: sync.lastError),
+                nextRefresh: sync.nextRefresh.map(Self.iso), lastError: sync.lastError, skipped: sync.skippedEntries,
+                askingSeconds: sync.requestStartedAt.map { Double(wall - $0) / 1000 }),
             outbox: StatusReport.OutboxState(
                 depth: statistics.depth, oldestAgeSeconds: statistics.oldestCreatedAt.map { Double(wall - $0) / 1000 },
                 deadLetters: statistics.deadLetters, evicted: statistics.evicted, delivered: posting.delivered,
@@ -100,6 +101,7 @@ public struct StatusCollector: Sendable {
     static func registryProblems(sync: RegistrySyncStatus, posting: PosterStatistics, now: Int64) -> [String] {
         var problems: [String] = []
         if let held = posting.held { problems.append("sightings held: \(held)") }
+        if let refused = sync.refusedList { problems.append(refused) }
         if let started = sync.requestStartedAt, now - started > 30_000 {
             problems.append("the registry has been asked for the bike list for \((now - started) / 1_000) s")
         }

@@ -61,6 +61,10 @@ public struct StatusReport: Codable, Sendable, Equatable {
         public var lastRefresh: String?
         public var nextRefresh: String?
         public var lastError: String?
+        /// Entries of the last list from the registry that could not be used (malformed), skipped.
+        public var skipped: Int
+        /// How long the refresh under way has been waiting for the registry; nil between refreshes.
+        public var askingSeconds: Double?
     }
 
     public struct OutboxState: Codable, Sendable, Equatable {

@@ -1,3 +1,5 @@
+public import BeaconWire
+public import BeaconEngine
 public import BeaconRegistry
 import Synchronization
 
@@ -12,8 +14,8 @@ public final class SwitchableRegistry: Registry {
 
     public var displayName: String { current.withLock { $0.displayName } }
 
-    public func fetchMissing(validators: CacheValidators?) async throws(RegistryError) -> RegistryFetch {
-        try await current.withLock { $0 }.fetchMissing(validators: validators)
+    public func fetchMissing(validators: CacheValidators?, regions: [BeaconRegion]) async throws(RegistryError) -> RegistryFetch {
+        try await current.withLock { $0 }.fetchMissing(validators: validators, regions: regions)
     }
 
     public func post(body: String, sightingID: String) async -> PostOutcome {

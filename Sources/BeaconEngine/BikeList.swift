@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 
 /// The registry's answer to `GET /bikes`, decoded: a JSON array of bike objects.
 ///
@@ -48,6 +43,7 @@ public struct BikeList: Sendable {
         case badMissing = "missing absent or not a boolean"
         case badMajor = "beaconMajor not an integer 0-65535"
         case badUUID = "beaconUUID not a UUID"
+        case tooLarge = "entry larger than 64 KiB"
     }
 
     public init(entries: [Entry], rejected: [Rejection: Int] = [:]) {
@@ -55,83 +51,22 @@ public struct BikeList: Sendable {
         self.rejected = rejected
     }
 
-    /// Decodes `GET /bikes` JSON. Throws only when the text as a whole is not a JSON array.
+    /// Decodes `GET /bikes` JSON held whole (a small list: `replay --missing`, tests). Throws only when the text as a
+    /// whole is not a JSON array. The daemon reads large lists with `BikeListReader` instead, entry by entry.
     public init(json: some Collection<UInt8>) throws(BikeListError) {
-        let elements: [Element]
-        do {
-            elements = try JSONDecoder().decode([Element].self, from: Data(json))
-        } catch DecodingError.typeMismatch, DecodingError.valueNotFound {
-            // Valid JSON of the wrong shape (an object, a string, null): elements never throw, so only the
-            // top level can be mistyped.
-            throw BikeListError(.notAnArray)
-        } catch {
-            throw BikeListError(.notJSON)
-        }
         var entries: [Entry] = []
-        entries.reserveCapacity(elements.count)
         var rejected: [Rejection: Int] = [:]
-        for element in elements {
-            switch element.outcome {
+        func collect(_ item: BikeListReader.Item) {
+            switch item {
             case .entry(let entry): entries.append(entry)
             case .rejected(let reason): rejected[reason, default: 0] += 1
+            case .field: break
             }
         }
+        var reader = BikeListReader(shape: .answer)
+        try reader.feed(json, collect)
+        try reader.finish(collect)
         self.init(entries: entries, rejected: rejected)
-    }
-
-    /// One array element. Its decoding never throws, so one bad element cannot fail the whole list.
-    struct Element: Decodable {
-        enum Outcome {
-            case entry(Entry)
-            case rejected(Rejection)
-        }
-        var outcome: Outcome
-
-        // Only these keys are ever read; `deviceToken` and other owner data are not decoded at all.
-        enum Key: String, CodingKey {
-            case id, beaconMinor, missing, beaconUUID, beaconMajor, make, model, colour
-        }
-
-        init(from decoder: any Decoder) {
-            guard let object = try? decoder.container(keyedBy: Key.self) else {
-                outcome = .rejected(.notAnObject)
-                return
-            }
-            guard let id = try? object.decode(String.self, forKey: .id), !id.isEmpty, id.utf8.count <= 256 else {
-                outcome = .rejected(.badID)
-                return
-            }
-            guard let minor = try? object.decode(UInt16.self, forKey: .beaconMinor) else {
-                outcome = .rejected(.badMinor)
-                return
-            }
-            guard let missing = try? object.decode(Bool.self, forKey: .missing) else {
-                outcome = .rejected(.badMissing)
-                return
-            }
-            let major: UInt16?
-            switch Result(catching: { try object.decodeIfPresent(UInt16.self, forKey: .beaconMajor) }) {
-            case .success(let value): major = value
-            case .failure:
-                outcome = .rejected(.badMajor)
-                return
-            }
-            let uuid: String?
-            switch Result(catching: { try object.decodeIfPresent(String.self, forKey: .beaconUUID) }) {
-            case .success(let value): uuid = value
-            case .failure:
-                outcome = .rejected(.badUUID)
-                return
-            }
-            // Descriptive fields are optional: a wrong type loses the field, not the bike.
-            func text(_ key: Key) -> String? {
-                (try? object.decodeIfPresent(String.self, forKey: key))?.map { String($0.prefix(100)) }
-            }
-            outcome = .entry(
-                Entry(
-                    id: id, minor: minor, missing: missing, uuid: uuid, major: major,
-                    make: text(.make), model: text(.model), colour: text(.colour)))
-        }
     }
 }
 

@@ -1,4 +1,5 @@
 public import BeaconEngine
+public import BeaconWire
 import BeaconCapture
 import SystemPackage
 #if canImport(FoundationEssentials)
@@ -11,91 +12,141 @@ import Foundation
 /// after a reboot, network or not. Written atomically (temporary file, fsync, rename, fsync of the directory):
 /// a crash or power cut leaves the old cache or the new one, never half of either.
 ///
-/// Only the fields beacond uses are written, so no owner data reaches the disk even if the registry sent it.
+/// Only the missing bikes, and only the fields beacond uses, are written, so no owner data reaches the disk even
+/// if the registry sent it. Written and read a piece at a time (`BikeListReader`), so the largest list costs the
+/// memory of its set, not of its text: a cache that could not be loaded within the unit's memory limit would kill
+/// the daemon at every start.
 public struct BikeCache: Sendable {
     public let path: String
 
     public init(path: String) { self.path = path }
 
     public struct Contents: Sendable {
-        public var list: BikeList
+        public var set: MissingBikeSet
         public var validators: CacheValidators
         /// When the registry gave this list (milliseconds since the epoch).
         public var fetchedAt: Int64
         /// Where it came from, key redacted.
         public var source: String
-    }
 
-    struct File: Codable {
-        var version = 1
-        var fetchedAt: Int64
-        var source: String
-        var validators: CacheValidators
-        var bikes: [Bike]
-
-        struct Bike: Codable {
-            var id: String
-            var beaconMinor: UInt16
-            var missing: Bool
-            var beaconUUID: String?
-            var beaconMajor: UInt16?
-            var make: String?
-            var model: String?
-            var colour: String?
+        public init(set: MissingBikeSet, validators: CacheValidators, fetchedAt: Int64, source: String) {
+            self.set = set
+            self.validators = validators
+            self.fetchedAt = fetchedAt
+            self.source = source
         }
     }
+
+    /// The file is one JSON object (version 1, as beacond has always written it):
+    /// `{"version":1,"fetchedAt":…,"source":"…","validators":{…},"bikes":[{"id":…,"beaconMinor":…,"missing":true,…},…]}`.
+    static let version = 1
+    static let limit = 64 * 1024 * 1024
 
     /// nil when there is no cache yet; throws when there is one that cannot be used.
-    public func load() throws(RegistryError) -> Contents? {
-        let bytes: [UInt8]
+    public func load(regions: [BeaconRegion]) throws(RegistryError) -> Contents? {
+        var reader = BikeListReader(shape: .cache)
+        var builder = MissingBikeSet.Builder(regions: regions)
+        var fields: [String: [UInt8]] = [:]
+        func take(_ item: BikeListReader.Item) {
+            if case .field(let key, let value) = item { fields[key] = value } else { builder.add(item) }
+        }
+        let damaged = RegistryError(.damaged, "\(path): not a beacond bike cache (truncated, or not written by beacond)")
         do {
-            bytes = try WholeFile.read(path: path, limit: 64 * 1024 * 1024)
+            guard try ChunkedFile.read(path: path, limit: Self.limit, { try reader.feed($0, take) }) != nil else { return nil }
+            try reader.finish(take)
+        } catch is BikeListError {
+            throw damaged
+        } catch let error as ChunkedFileError {
+            throw RegistryError(.damaged, "\(error)")
         } catch {
-            if error.reason == "no such file or directory" { return nil }
-            throw RegistryError(.file, "\(error)")
+            throw RegistryError(.file, "\(path): \(error)")
         }
-        guard let file = try? JSONDecoder().decode(File.self, from: Data(bytes)), file.version == 1 else {
-            throw RegistryError(.damaged, "\(path): not a beacond bike cache (truncated, or not written by beacond)")
-        }
-        let entries = file.bikes.map {
-            BikeList.Entry(
-                id: $0.id, minor: $0.beaconMinor, missing: $0.missing, uuid: $0.beaconUUID, major: $0.beaconMajor,
-                make: $0.make, model: $0.model, colour: $0.colour)
-        }
-        return Contents(list: BikeList(entries: entries), validators: file.validators, fetchedAt: file.fetchedAt, source: file.source)
+        let decoder = JSONDecoder()
+        guard let version = fields["version"].flatMap({ try? decoder.decode(Int.self, from: Data($0)) }), version == Self.version,
+            let fetchedAt = fields["fetchedAt"].flatMap({ try? decoder.decode(Int64.self, from: Data($0)) }),
+            let source = fields["source"].flatMap({ try? decoder.decode(String.self, from: Data($0)) }),
+            let validators = fields["validators"].flatMap({ try? decoder.decode(CacheValidators.self, from: Data($0)) })
+        else { throw damaged }
+        return Contents(set: builder.build(), validators: validators, fetchedAt: fetchedAt, source: source)
     }
 
     public func store(_ contents: Contents) throws(RegistryError) {
-        let file = File(
-            fetchedAt: contents.fetchedAt, source: contents.source, validators: contents.validators,
-            bikes: contents.list.entries.map {
-                File.Bike(
-                    id: $0.id, beaconMinor: $0.minor, missing: $0.missing, beaconUUID: $0.uuid, beaconMajor: $0.major,
-                    make: $0.make, model: $0.model, colour: $0.colour)
-            })
-        let data: Data
+        let header: Data
         do {
-            data = try JSONEncoder().encode(file)
+            header = try JSONEncoder().encode(contents.validators)
         } catch {
             throw RegistryError(.file, "\(path): cannot encode the cache: \(error)")
         }
         do {
-            try AtomicFile.write(Array(data), to: path)
+            try AtomicFile.write(to: path) { write in
+                var text = Array(#"{"version":\#(Self.version),"fetchedAt":\#(contents.fetchedAt),"source":"#.utf8)
+                JSONText.appendString(contents.source, to: &text)
+                text += Array(#","validators":"#.utf8) + header + Array(#","bikes":["#.utf8)
+                var first = true
+                try contents.set.forEachBike { region, bike in
+                    if !first { text.append(UInt8(ascii: ",")) }
+                    first = false
+                    Self.append(bike, region: region, to: &text)
+                    if text.count >= 64 * 1024 {
+                        try write(text)
+                        text.removeAll(keepingCapacity: true)
+                    }
+                }
+                text += Array("]}".utf8)
+                try write(text)
+            }
         } catch {
             throw RegistryError(.file, "\(path): cannot write the cache: \(error)")
         }
+    }
+
+    /// One bike in the registry's own format, so the cache reads back through the same reader.
+    static func append(_ bike: BikeRecord, region: BeaconRegion, to text: inout [UInt8]) {
+        text += Array(#"{"id":"#.utf8)
+        JSONText.appendString(bike.id, to: &text)
+        text += Array(#","beaconMinor":\#(bike.minor),"missing":true,"beaconUUID":"\#(region.uuid)""#.utf8)
+        if let major = bike.major { text += Array(#","beaconMajor":\#(major)"#.utf8) }
+        for (name, value) in [("make", bike.make), ("model", bike.model), ("colour", bike.colour)] {
+            guard let value else { continue }
+            text += Array(",\"\(name)\":".utf8)
+            JSONText.appendString(value, to: &text)
+        }
+        text.append(UInt8(ascii: "}"))
+    }
+}
+
+/// JSON string literals, written by hand for the cache's streaming writer.
+enum JSONText {
+    static func appendString(_ string: String, to text: inout [UInt8]) {
+        text.append(UInt8(ascii: "\""))
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): text += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
+            case UInt8(ascii: "\\"): text += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                text += Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+            default: text.append(byte)
+            }
+        }
+        text.append(UInt8(ascii: "\""))
     }
 }
 
 /// Replaces a file's contents atomically and durably.
 enum AtomicFile {
     static func write(_ bytes: [UInt8], to path: String) throws {
+        try write(to: path) { write in try write(bytes) }
+    }
+
+    /// The same, with the contents given a piece at a time: `body` calls its argument with each piece.
+    static func write(to path: String, _ body: (_ write: ([UInt8]) throws -> Void) throws -> Void) throws {
         let target = FilePath(path)
         let temporary = FilePath(path + ".tmp")
         let descriptor = try FileDescriptor.open(
             temporary, .writeOnly, options: [.create, .truncate, .closeOnExec], permissions: [.ownerReadWrite])
         do {
-            _ = try bytes.withUnsafeBytes { try descriptor.writeAll($0) }
+            try body { bytes in _ = try bytes.withUnsafeBytes { try descriptor.writeAll($0) } }
             try SystemCalls.sync(descriptor)
             try descriptor.close()
         } catch {

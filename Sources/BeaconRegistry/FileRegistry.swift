@@ -1,5 +1,6 @@
+public import BeaconWire
 import BeaconCapture
-import BeaconEngine
+public import BeaconEngine
 import SystemPackage
 
 /// The embedded registry for a standalone café and the demo: the missing set from a local JSON file (the
@@ -18,7 +19,7 @@ public final class FileRegistry: Registry {
 
     public var displayName: String { "file://" + bikesPath }
 
-    public func fetchMissing(validators: CacheValidators?) async throws(RegistryError) -> RegistryFetch {
+    public func fetchMissing(validators: CacheValidators?, regions: [BeaconRegion]) async throws(RegistryError) -> RegistryFetch {
         let version: String
         do {
             version = try Self.version(of: bikesPath)
@@ -26,14 +27,21 @@ public final class FileRegistry: Registry {
             throw RegistryError(.file, "\(bikesPath): \(error)")
         }
         if validators?.etag == version { return .notModified }
+        var reader = BikeListReader(shape: .answer)
+        var builder = MissingBikeSet.Builder(regions: regions)
         do {
-            let list = try BikeList(json: try WholeFile.read(path: bikesPath, limit: maximumBytes))
-            return .list(list, validators: CacheValidators(etag: version))
-        } catch let error as FileReadError {
-            throw RegistryError(.file, "\(error)")
-        } catch {
+            guard try ChunkedFile.read(path: bikesPath, limit: maximumBytes, { try reader.feed($0) { builder.add($0) } }) != nil else {
+                throw RegistryError(.file, "\(bikesPath): no such file or directory")
+            }
+            try reader.finish { builder.add($0) }
+        } catch let error as BikeListError {
             throw RegistryError(.badAnswer, "\(bikesPath): \(error)")
+        } catch let error as RegistryError {
+            throw error
+        } catch {
+            throw RegistryError(.file, "\(bikesPath): \(error)")
         }
+        return .list(builder.build(), validators: CacheValidators(etag: version))
     }
 
     public func post(body: String, sightingID: String) async -> PostOutcome {

@@ -1,5 +1,6 @@
+public import BeaconWire
 public import AsyncHTTPClient
-import BeaconEngine
+public import BeaconEngine
 import NIOCore
 import NIOHTTP1
 import NIOSSL
@@ -60,35 +61,51 @@ public final class HTTPRegistry: Registry {
         return (request, shown)
     }
 
-    public func fetchMissing(validators: CacheValidators?) async throws(RegistryError) -> RegistryFetch {
+    public func fetchMissing(validators: CacheValidators?, regions: [BeaconRegion]) async throws(RegistryError) -> RegistryFetch {
         var (request, shown) = request("/bikes", query: [("missing", "true")])
         request.headers.add(name: "Accept", value: "application/json")
         if let etag = validators?.etag { request.headers.add(name: "If-None-Match", value: etag) }
         if let lastModified = validators?.lastModified { request.headers.add(name: "If-Modified-Since", value: lastModified) }
-        let response: HTTPClientResponse
-        let body: ByteBuffer
+        // The answer is read as it arrives, piece by piece, into the set matching needs: neither the text nor a
+        // decoded copy of it is ever held whole (16 MiB of JSON took 180 MB that way).
+        let outcome: Answer
         do {
-            (response, body) = try await withDeadline(configuration.requestTimeout) { [client, timeout, request, maximum = configuration.maximumResponseBytes] in
+            outcome = try await withDeadline(configuration.requestTimeout) {
+                [client, timeout, request, maximum = configuration.maximumResponseBytes] in
                 let response = try await client.execute(request, timeout: timeout)
-                if response.status == .notModified { return (response, ByteBuffer()) }
-                return (response, try await response.body.collect(upTo: maximum))
+                guard response.status == .ok || response.status.code == 203 else {
+                    return Answer.status(Int(response.status.code), response.status.reasonPhrase)
+                }
+                var reader = BikeListReader(shape: .answer)
+                var builder = MissingBikeSet.Builder(regions: regions)
+                var received = 0
+                do {
+                    for try await piece in response.body {
+                        received += piece.readableBytes
+                        guard received <= maximum else { return Answer.tooLarge }
+                        try piece.withUnsafeReadableBytes { bytes throws(BikeListError) in try reader.feed(bytes) { builder.add($0) } }
+                    }
+                    try reader.finish { builder.add($0) }
+                } catch let error as BikeListError {
+                    return Answer.notAList(error)
+                }
+                let validators = CacheValidators(etag: response.headers.first(name: "ETag"), lastModified: response.headers.first(name: "Last-Modified"))
+                return Answer.set(builder.build(), validators)
             }
-            if response.status == .notModified { return .notModified }
-        } catch is NIOTooManyBytesError {
-            throw RegistryError(.badAnswer, "GET \(shown): answer larger than \(configuration.maximumResponseBytes) bytes")
         } catch {
             throw RegistryError(.transport, "GET \(shown): \(Self.describe(error))")
         }
-        guard (200..<300).contains(response.status.code) else {
-            throw RegistryError(.status(Int(response.status.code)), "GET \(shown): HTTP \(response.status.code) \(response.status.reasonPhrase)")
-        }
-        do {
-            let list = try BikeList(json: body.readableBytesView)
-            let validators = CacheValidators(
-                etag: response.headers.first(name: "ETag"), lastModified: response.headers.first(name: "Last-Modified"))
-            return .list(list, validators: validators)
-        } catch {
+        switch outcome {
+        case .status(304, _):
+            return .notModified
+        case .status(let code, let phrase):
+            throw RegistryError(.status(code), "GET \(shown): HTTP \(code) \(phrase)")
+        case .tooLarge:
+            throw RegistryError(.badAnswer, "GET \(shown): answer larger than \(configuration.maximumResponseBytes) bytes")
+        case .notAList(let error):
             throw RegistryError(.badAnswer, "GET \(shown): \(error)")
+        case .set(let set, let validators):
+            return .list(set, validators: validators)
         }
     }
 
@@ -114,6 +131,14 @@ public final class HTTPRegistry: Registry {
             status: Int(response.status.code), reasonPhrase: response.status.reasonPhrase,
             retryAfter: response.headers.first(name: "Retry-After").flatMap(RetryAfter.parse),
             location: response.headers.first(name: "Location"), request: shown)
+    }
+
+    /// How a `GET /bikes` ended, inside the deadline.
+    private enum Answer: Sendable {
+        case status(Int, String)
+        case tooLarge
+        case notAList(BikeListError)
+        case set(MissingBikeSet, CacheValidators)
     }
 
     private var timeout: TimeAmount { .nanoseconds(configuration.requestTimeout.nanoseconds) }

@@ -58,11 +58,11 @@ public final class MissingSetRefresher<C: Clock>: Sendable where C.Duration == D
     public func loadCache() -> Bool {
         guard let cache else { return false }
         do {
-            guard let contents = try cache.load() else {
+            guard let contents = try cache.load(regions: regions) else {
                 logger.notice("no cached bike list yet", metadata: ["cache.path": "\(cache.path)"])
                 return false
             }
-            let set = MissingBikeSet(list: contents.list, regions: regions)
+            let set = contents.set
             mailbox.publish(set)
             state.withLock { state in
                 state.validators = contents.validators
@@ -104,7 +104,7 @@ public final class MissingSetRefresher<C: Clock>: Sendable where C.Duration == D
         }
         defer { state.withLock { $0.status.requestStartedAt = nil } }
         do {
-            switch try await registry.fetchMissing(validators: validators) {
+            switch try await registry.fetchMissing(validators: validators, regions: regions) {
             case .notModified:
                 let now = wallClock()
                 state.withLock { state in
@@ -115,8 +115,26 @@ public final class MissingSetRefresher<C: Clock>: Sendable where C.Duration == D
                     state.backoff.reset()
                 }
                 logger.debug("bike list not modified")
-            case .list(let list, let validators):
-                let set = MissingBikeSet(list: list, regions: regions)
+            case .list(let set, let validators):
+                let statistics = set.statistics
+                let unusable = "\(statistics.rejectedTotal) of its \(statistics.entries) entries unusable"
+                if statistics.rejectedTotal > statistics.entries - statistics.rejectedTotal {
+                    // Mostly garbage (entries of the wrong type, say): not a list to trust over the one in use.
+                    let kept = mailbox.latest.count
+                    if kept > 0 {
+                        let reason = "the registry's list had \(unusable); the previous list of \(kept) bikes is kept"
+                        state.withLock { state in
+                            state.status.lastError = reason
+                            state.status.lastErrorStatus = nil
+                            state.status.refusedList = reason
+                            state.status.skippedEntries = statistics.rejectedTotal
+                            state.status.consecutiveFailures += 1
+                        }
+                        logger.error("bike list refused", metadata: ["reason": "\(reason)", "bikes.skipped": "\(statistics.rejectedTotal)"])
+                        return false
+                    }
+                    logger.error("bike list mostly unusable; taken, as there is no list yet", metadata: ["bikes.skipped": "\(statistics.rejectedTotal)"])
+                }
                 mailbox.publish(set)
                 let now = wallClock()
                 state.withLock { state in
@@ -124,6 +142,9 @@ public final class MissingSetRefresher<C: Clock>: Sendable where C.Duration == D
                     state.status.source = .registry
                     state.status.missing = set.count
                     state.status.skippedEntries = set.statistics.rejectedTotal
+                    state.status.refusedList =
+                        statistics.rejectedTotal > statistics.entries - statistics.rejectedTotal
+                        ? "the registry's list had \(unusable); taken, as there was no list yet" : nil
                     state.status.fetchedAt = now
                     state.status.lastSuccess = now
                     state.status.lastError = nil
@@ -135,7 +156,7 @@ public final class MissingSetRefresher<C: Clock>: Sendable where C.Duration == D
                     "missing bikes refreshed",
                     metadata: ["bikes.missing": "\(set.count)", "bikes.skipped": "\(set.statistics.rejectedTotal)"])
                 do {
-                    try cache?.store(.init(list: list, validators: validators, fetchedAt: now, source: registry.displayName))
+                    try cache?.store(.init(set: set, validators: validators, fetchedAt: now, source: registry.displayName))
                 } catch {
                     logger.error("cannot write the bike cache", metadata: ["error": "\(error)"])
                 }
@@ -191,6 +212,8 @@ public struct RegistrySyncStatus: Hashable, Sendable {
     public var consecutiveFailures = 0
     /// When the request under way started; nil between requests.
     public var requestStartedAt: Int64?
+    /// Why the last list from the registry was not trusted (mostly unusable entries), while that stands.
+    public var refusedList: String?
 
     public init(registry: String) { self.registry = registry }
 

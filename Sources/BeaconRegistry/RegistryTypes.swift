@@ -1,10 +1,12 @@
+public import BeaconWire
 public import BeaconEngine
 
 /// What `GET /bikes` gave.
 public enum RegistryFetch: Sendable {
     /// 304: the set we have is current.
     case notModified
-    case list(BikeList, validators: CacheValidators)
+    /// A new list, read as it arrived straight into the set matching needs (`BikeListReader`, `MissingBikeSet.Builder`).
+    case list(MissingBikeSet, validators: CacheValidators)
 }
 
 /// What makes the next `GET /bikes` conditional.
@@ -60,6 +62,6 @@ public struct RegistryError: Error, Hashable, Sendable, CustomStringConvertible 
 public protocol Registry: Sendable {
     /// Where it is, for logs and status, with any key redacted.
     var displayName: String { get }
-    func fetchMissing(validators: CacheValidators?) async throws(RegistryError) -> RegistryFetch
+    func fetchMissing(validators: CacheValidators?, regions: [BeaconRegion]) async throws(RegistryError) -> RegistryFetch
     func post(body: String, sightingID: String) async -> PostOutcome
 }

@@ -127,7 +127,7 @@ import Testing
         try await Self.waitFor("status naming the new registry", daemon) {
             (try? DaemonEndToEndTests.status(socket: socket))?.missingSet.registry == second.baseURL
         }
-        #expect(second.requests.contains { $0.path.hasSuffix("bikes") })
+        try await Self.waitFor("the new registry asked for the bikes", daemon) { second.requests.contains { $0.path.hasSuffix("bikes") } }
 
         daemon.terminate()
         #expect(await daemon.waitForExit(seconds: 10) == 0)

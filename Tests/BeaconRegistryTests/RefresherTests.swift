@@ -101,6 +101,51 @@ import Testing
         }
     }
 
+    /// A list whose entries are mostly of the wrong type does not replace a good set: it is kept, and status says
+    /// why and how many were skipped.
+    @Test func aMostlyUnusableListDoesNotReplaceAGoodSet() async throws {
+        let server = RegistryServer()
+        try await server.start()
+        defer { Task { await server.stop() } }
+        server.requireKey(secretKey)
+        server.setBikes(Self.bikes)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try await withRefresher(server, directory: directory) { rig in
+            #expect(await rig.refresher.refreshOnce())
+            let garbage = (0..<10).map { #"{"id":\#($0),"beaconMinor":"seven","missing":"yes"}"# }
+            server.setBikes("[" + (garbage + [#"{"id":"b9","beaconMinor":9,"missing":true}"#]).joined(separator: ",") + "]")
+            #expect(await rig.refresher.refreshOnce() == false)
+            #expect(rig.mailbox.latest.contains(region: 0, major: 1, minor: 7) && rig.mailbox.latest.count == 1, "the good set stays")
+            let status = rig.refresher.status
+            #expect(status.refusedList == "the registry's list had 10 of its 11 entries unusable; the previous list of 1 bikes is kept")
+            #expect(status.skippedEntries == 10)
+            // A good list again is taken, and the complaint goes.
+            server.setBikes(#"[{"id":"b9","beaconMinor":9,"missing":true}]"#)
+            #expect(await rig.refresher.refreshOnce())
+            #expect(rig.mailbox.latest.contains(region: 0, major: 1, minor: 9) && rig.refresher.status.refusedList == nil)
+        }
+    }
+
+    /// The cache holds exactly the set, however odd its text, and reads back through the same streaming reader.
+    @Test func theCacheReadsBackTheSetItWrote() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let regions = [BeaconRegion.findMyBike, BeaconRegion("E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")!]
+        let entries: [BikeList.Entry] = [
+            .init(id: #"quote " back \ slash"#, minor: 1, missing: true, make: "tab\there", model: "new\nline", colour: "caf\u{e9} 🚲"),
+            .init(id: "control \u{1}\u{1f}", minor: 65_535, missing: true, uuid: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", major: 7),
+            .init(id: "parked", minor: 2, missing: false),
+        ]
+        let set = MissingBikeSet(list: BikeList(entries: entries), regions: regions)
+        let cache = BikeCache(path: directory.file("missing-bikes.json"))
+        try cache.store(.init(set: set, validators: CacheValidators(etag: #""v\"1""#), fetchedAt: 1_700_000_000_000, source: "https://r/api"))
+        let loaded = try #require(try cache.load(regions: regions))
+        #expect(loaded.set.bikes == set.bikes)
+        #expect(loaded.set.count == 2)
+        #expect(loaded.validators.etag == #""v\"1""# && loaded.fetchedAt == 1_700_000_000_000 && loaded.source == "https://r/api")
+    }
+
     @Test func refreshNowWakesTheTimerAtOnce() async throws {
         let server = RegistryServer()
         try await server.start()
@@ -166,8 +211,8 @@ import Testing
         defer { directory.remove() }
         let path = directory.file("missing-bikes.json")
         try Data("{\"version\":1,\"bikes\":[{\"id\":".utf8).write(to: URL(fileURLWithPath: path))
-        #expect(throws: RegistryError.self) { try BikeCache(path: path).load() }
-        #expect(try BikeCache(path: directory.file("absent.json")).load() == nil)
+        #expect(throws: RegistryError.self) { try BikeCache(path: path).load(regions: [.findMyBike]) }
+        #expect(try BikeCache(path: directory.file("absent.json")).load(regions: [.findMyBike]) == nil)
     }
 
     @Test func fileRegistryReadsTheListWhenItChangesAndAppendsSightings() async throws {
@@ -177,27 +222,27 @@ import Testing
         let out = directory.file("sightings.jsonl")
         try Data(Self.bikes.utf8).write(to: URL(fileURLWithPath: bikes))
         let registry = FileRegistry(bikes: bikes, sightings: out)
-        guard case .list(let list, let validators) = try await registry.fetchMissing(validators: nil) else {
+        guard case .list(let list, let validators) = try await registry.fetchMissing(validators: nil, regions: [.findMyBike]) else {
             Issue.record("expected a list")
             return
         }
-        #expect(list.entries.map(\.id) == ["b7", "b8"])
-        guard case .notModified = try await registry.fetchMissing(validators: validators) else {
+        #expect(list.bikes.map(\.id) == ["b7"] && list.statistics.notMissing == 1)
+        guard case .notModified = try await registry.fetchMissing(validators: validators, regions: [.findMyBike]) else {
             Issue.record("unchanged file should be not modified")
             return
         }
         try Data(#"[{"id":"b9","beaconMinor":9,"missing":true}]"#.utf8).write(to: URL(fileURLWithPath: bikes))
-        guard case .list(let changed, _) = try await registry.fetchMissing(validators: validators) else {
+        guard case .list(let changed, _) = try await registry.fetchMissing(validators: validators, regions: [.findMyBike]) else {
             Issue.record("a changed file should be re-read")
             return
         }
-        #expect(changed.entries.map(\.id) == ["b9"])
+        #expect(changed.bikes.map(\.id) == ["b9"])
         for item in items(makeSightings(2)) {
             #expect(await registry.post(body: item.body, sightingID: item.sightingID) == .delivered)
         }
         let lines = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n")
         #expect(lines.count == 4 && lines.allSatisfy { FlatJSON.object(String($0))?["sightingId"] != nil })
         try Data("not json".utf8).write(to: URL(fileURLWithPath: bikes))
-        await #expect(throws: RegistryError.self) { try await registry.fetchMissing(validators: nil) }
+        await #expect(throws: RegistryError.self) { try await registry.fetchMissing(validators: nil, regions: [.findMyBike]) }
     }
 }

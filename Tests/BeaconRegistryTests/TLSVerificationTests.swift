@@ -1,3 +1,4 @@
+import BeaconEngine
 import AsyncHTTPClient
 import BeaconRegistry
 import Foundation
@@ -64,7 +65,7 @@ import Testing
         let client = HTTPRegistry.makeHTTPClient(configuration)
         let registry = HTTPRegistry(configuration: configuration, client: client)
         do {
-            _ = try await registry.fetchMissing(validators: nil)
+            _ = try await registry.fetchMissing(validators: nil, regions: [.findMyBike])
             Issue.record("the fetch from a server with an untrusted certificate succeeded")
         } catch {
             #expect(error.code == .transport)

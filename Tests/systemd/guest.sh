@@ -212,6 +212,44 @@ denials=$(journalctl -b -k --no-pager | grep -E 'type=1326|type=1400|apparmor="D
 [ -z "$denials" ] && ok "the journal holds no seccomp or AVC denial" || { fail "denials:"; echo "$denials"; }
 journalctl -b --no-pager -o cat | grep -qF "$KEY" && fail "the API key is in the journal" || ok "no journal line holds the API key"
 
+# ---------------------------------------------------------------------------------------------------- a big list
+# The largest list the daemon takes (16 MiB of JSON, 137,050 missing bikes, vm-bike among them), under the unit's
+# MemoryMax=64M: fetched and cached, then loaded from the cache at the next start, neither killed nor restarted.
+python3 - << 'EOF'
+import json
+makes = [("Honda", "CB500F", "red"), ("Yamaha", "MT-07", "blue"), ("Triumph", "Street Triple", "black")]
+parts, size, index = [], 2, 0
+while True:
+    make, model, colour = makes[index % len(makes)]
+    bike_id = "vm-bike" if index == 2 else f"bike-{index:06d}"
+    entry = json.dumps({"id": bike_id, "beaconMajor": index // 65536 + 1, "beaconMinor": index % 65536, "missing": True,
+                        "make": make, "model": model, "colour": colour}, separators=(",", ":"))
+    if size + len(entry) + 1 > 16 * 1024 * 1024 - 4096:
+        break
+    parts.append(entry)
+    size += len(entry) + 1
+    index += 1
+open("/srv/big.json", "w").write("[" + ",".join(parts) + "]")
+EOF
+cp /srv/bikes.json /srv/small.json
+cp /srv/big.json /srv/bikes.json
+sed -i "s|^region = .*|region = $UUID|" $CONF
+restarts=$(show NRestarts)
+for run in "fetched and cached" "loaded from the cache"; do
+    systemctl restart beacond
+    if wait_for '[ "$(status_json | json "d[\"missingSet\"][\"size\"]")" -ge 137000 ] 2>/dev/null' 120 \
+        && [ "$(systemctl is-active beacond)" = active ] && [ "$(show NRestarts)" = "$restarts" ]; then
+        ok "the largest list, $run, under MemoryMax=64M: $(status_json | json 'd["missingSet"]["size"]') bikes, memory.peak $(($(cat /sys/fs/cgroup/system.slice/beacond.service/memory.peak) / 1048576)) MiB"
+        echo "BENCH big-list $run: memory_peak_kib=$(($(cat /sys/fs/cgroup/system.slice/beacond.service/memory.peak) / 1024)) vmhwm_kib=$(awk '/^VmHWM:/ {print $2}' /proc/$(show MainPID)/status)"
+    else
+        fail "the largest list, $run: $(systemctl is-active beacond), result $(show Result), restarts $(show NRestarts)"
+        journalctl -u beacond --no-pager | tail -10
+    fi
+done
+cp /srv/small.json /srv/bikes.json
+sed -i "s|^region = .*|region = $UUID:1|" $CONF
+systemctl restart beacond
+
 # ---------------------------------------------------------------------------------------------------- figures
 # Under systemd: start to active (READY=1), and the cgroup's memory.peak after 30 s of adverts, beside the main
 # process's VmHWM and the cgroup's anonymous and file memory at the end. By hand in the same VM: the same binary and

@@ -30,10 +30,10 @@ extension Doctor {
         registryConfiguration.maximumResponseBytes = 16 * 1024 * 1024
         let client = HTTPRegistry.makeHTTPClient(registryConfiguration)
         let registry = HTTPRegistry(configuration: registryConfiguration, client: client)
-        let validators = (try? BikeCache(path: configuration.stateDirectory + "/missing-bikes.json").load())??.validators
+        let validators = (try? BikeCache(path: configuration.stateDirectory + "/missing-bikes.json").load(regions: configuration.regions))??.validators
         let outcome: Result<RegistryFetch, RegistryError>
         do throws(RegistryError) {
-            outcome = .success(try await registry.fetchMissing(validators: validators))
+            outcome = .success(try await registry.fetchMissing(validators: validators, regions: configuration.regions))
         } catch {
             outcome = .failure(error)
         }
@@ -44,7 +44,7 @@ extension Doctor {
         case .success(.notModified):
             answered = "answered 304 (the cached list is current)"
         case .success(.list(let list, _)):
-            answered = "answered with \(list.entries.filter(\.missing).count) missing bikes"
+            answered = "answered with \(list.count) missing bikes"
         case .failure(let error):
             switch error.code {
             case .status(401), .status(403):
