@@ -185,7 +185,7 @@ public struct Daemon: Sendable {
             let movedTo: String
             do {
                 movedTo = try DamagedFile.moveAside(
-                    path, companions: ["-wal", "-shm"], now: CaptureTime(nanosecondsSinceEpoch: SystemTime.wallMilliseconds() * 1_000_000))
+                    path, companions: ["-journal", "-wal", "-shm"], now: CaptureTime(nanosecondsSinceEpoch: SystemTime.wallMilliseconds() * 1_000_000))
             } catch let moveError {
                 throw StartError(description: "\(error); cannot move it aside: \(moveError)", exitCode: 73)
             }

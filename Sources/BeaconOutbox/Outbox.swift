@@ -1,8 +1,8 @@
 import BeaconEngine
 import GRDB
 
-/// The durable queue between the engine and the registry: SQLite (WAL, synchronous=FULL) in the state
-/// directory. A sighting is committed here before any network attempt, and leaves only once the registry has
+/// The durable queue between the engine and the registry: SQLite (a rollback journal, synchronous=FULL) in the
+/// state directory. A sighting is committed here before any network attempt, and leaves only once the registry has
 /// answered 2xx (to `delivered`, remembered so a replay cannot queue it again) or refused it for good (to the
 /// dead-letter table that `status` shows).
 ///
@@ -11,7 +11,7 @@ import GRDB
 public final class Outbox: Sendable {
     public let path: String
     public let capacity: Int
-    private let pool: DatabasePool
+    private let pool: DatabaseQueue
     /// How many delivered ids are remembered for de-duplication.
     static let deliveredMemory = 200_000
 
@@ -21,18 +21,22 @@ public final class Outbox: Sendable {
         do {
             var configuration = Configuration()
             configuration.prepareDatabase { db in
-                // WAL (DatabasePool's default) plus a full sync at each commit: a committed sighting survives a
-                // power cut, not only a crash. Sightings are rare, so the cost does not matter.
+                // A rollback journal, not WAL: a commit is written to the outbox's own file before it returns, so a
+                // committed sighting needs no other file. In WAL mode it lived in the -wal until a checkpoint, and a
+                // -wal lost or damaged after a crash (SQLite ignores one whose checksums fail) lost it without a
+                // word. The journal exists only during a commit. Opening an outbox an older beacond left in WAL
+                // mode recovers its -wal first, then leaves WAL. synchronous=FULL syncs the journal and the file at
+                // each commit: a committed sighting survives a power cut, not only a crash. Sightings are rare,
+                // so the extra syncs do not matter (BENCHMARKS.md, "Outbox").
+                try db.execute(sql: "PRAGMA journal_mode = DELETE")
                 try db.execute(sql: "PRAGMA synchronous = FULL")
                 // 512 KiB of page cache per connection instead of SQLite's 2 MiB: the queue is small and touched a
                 // few times a minute, and on a Pi the memory is worth more than the odd page read.
                 try db.execute(sql: "PRAGMA cache_size = -512")
             }
             configuration.busyMode = .timeout(5)
-            // One reader beside the writer: the poster's and status's reads take microseconds, and a fixed number
-            // of connections keeps memory and descriptors flat (the soak saw a second reader open after minutes).
-            configuration.maximumReaderCount = 1
-            pool = try DatabasePool(path: path, configuration: configuration)
+            // One connection for every read and write: the poster's and status's reads take microseconds.
+            pool = try DatabaseQueue(path: path, configuration: configuration)
             // A truncated file opens without complaint and fails at some later write; check every page now,
             // while the daemon can still move it aside and start clean.
             let check = try pool.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check") }
@@ -296,13 +300,9 @@ public final class Outbox: Sendable {
         }
     }
 
-    /// Copies the write-ahead log into the database and empties it, then closes every connection, so a clean
-    /// stop leaves one self-contained file for backups and for the page check at the next start. Closing alone
-    /// does not: GRDB's readers are read-only, and the last connection to close only checkpoints if it may
-    /// write. Every call after this fails.
+    /// Closes the connection. Every committed sighting is already in the one file. Every call after this fails.
     public func close() throws(OutboxError) {
         do {
-            _ = try pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
             try pool.close()
         } catch {
             throw OutboxError(.write, path: path, cause: error)

@@ -1,3 +1,4 @@
+import Foundation
 import BeaconEngine
 import BeaconOutbox
 import BeaconTestSupport
@@ -68,7 +69,7 @@ import Testing
         #expect(statistics.evicted == 2)
     }
 
-    @Test func survivesReopeningAndUsesWAL() throws {
+    @Test func survivesReopeningAndKeepsCommitsInItsOwnFile() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.file("outbox.sqlite")
@@ -79,7 +80,35 @@ import Testing
         let reopened = try Outbox(path: path)
         #expect(try reopened.statistics().depth == 2)
         let mode = try DatabaseQueue(path: path).read { try String.fetchOne($0, sql: "PRAGMA journal_mode") }
-        #expect(mode == "wal")
+        #expect(mode == "delete")
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+    }
+
+    /// An outbox an older beacond left in WAL mode, its last commits still in the -wal: opened, they are kept, and
+    /// the outbox leaves WAL.
+    @Test func anOutboxInWALModeIsCarriedOver() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("outbox.sqlite")
+        do {
+            _ = try Outbox(path: path)
+        }
+        // As the previous release left it: WAL, with rows only in the -wal (no checkpoint: a crash).
+        let writer = try DatabaseQueue(path: path)
+        try writer.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA journal_mode = WAL")
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
+            try db.execute(sql: "INSERT INTO outbox (sightingId, kind, body, createdAt) VALUES ('s-old', 'enter', '{}', 1)")
+        }
+        let walSize = (try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
+        #expect(walSize > 0, "the row is in the -wal")
+        let copy = directory.file("copy.sqlite")
+        for suffix in ["", "-wal"] { try FileManager.default.copyItem(atPath: path + suffix, toPath: copy + suffix) }
+        let outbox = try Outbox(path: copy)
+        #expect(try outbox.oldest()?.sightingID == "s-old")
+        try outbox.close()
+        #expect(!FileManager.default.fileExists(atPath: copy + "-wal"), "the outbox left WAL mode")
+        try writer.close()
     }
 
     @Test func anUnopenableOutboxIsAClearError() {
