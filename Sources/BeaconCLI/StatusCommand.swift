@@ -21,11 +21,7 @@ public struct StatusCommand: ParsableCommand {
             daemon did not answer in time.
             """)
 
-    @Option(help: ArgumentHelp("Configuration file to take control-socket from.", valueName: "path"))
-    public var config: String?
-
-    @Option(help: ArgumentHelp("The daemon's control socket.", valueName: "path"))
-    public var controlSocket: String?
+    @OptionGroup public var socket: ControlSocketOptions
 
     @Flag(help: "Print the full status as JSON, for machines.")
     public var json = false
@@ -35,7 +31,7 @@ public struct StatusCommand: ParsableCommand {
     public func run() throws {
         let response: ControlResponse
         do {
-            response = try ControlClient.send("status", path: try Self.socketPath(config: config, controlSocket: controlSocket))
+            response = try ControlClient.send("status", path: try socket.path())
         } catch let error as ControlClient.Failure {
             printToStandardError("beacond: \(error)\n")
             throw ExitCode(error.exitCode)
@@ -53,21 +49,6 @@ public struct StatusCommand: ParsableCommand {
         }
         if !status.healthy { throw ExitCode(1) }
     }
-
-    /// The flag as given (a relative path is the client's to use, relative to where it runs), else the file's key,
-    /// else the default. Errors elsewhere in the file do not matter here; one in its control-socket key does.
-    static func socketPath(config: String?, controlSocket: String?) throws -> String {
-        if let controlSocket {
-            guard !controlSocket.isEmpty else { throw ValidationError("--control-socket needs a path") }
-            return controlSocket
-        }
-        let (configuration, errors) = ConfigOptions.load(config: config, flags: [], environment: ProcessInfo.processInfo.environment)
-        if let error = errors.first(where: { $0.contains("control-socket:") }) {
-            printToStandardError("beacond: \(error)\n")
-            throw ExitCode(78)
-        }
-        return configuration.controlSocket
-    }
 }
 
 /// `beacond refresh`: asks the running daemon to fetch the missing-bike set now.
@@ -77,16 +58,12 @@ public struct RefreshCommand: ParsableCommand {
         abstract: "Ask the running daemon to refresh the missing-bike set from the registry now.",
         discussion: "For root and members of the daemon's group. Exit status as for status: 3 when the daemon is not running, 4 without permission, 5 when it did not answer.")
 
-    @Option(help: ArgumentHelp("Configuration file to take control-socket from.", valueName: "path"))
-    public var config: String?
-
-    @Option(help: ArgumentHelp("The daemon's control socket.", valueName: "path"))
-    public var controlSocket: String?
+    @OptionGroup public var socket: ControlSocketOptions
 
     public init() {}
 
     public func run() throws {
-        try StatusCommand.ask("refresh", config: config, controlSocket: controlSocket, default: "refresh requested")
+        try socket.ask("refresh", default: "refresh requested")
     }
 }
 
@@ -102,6 +79,17 @@ public struct RetryDeadLettersCommand: ParsableCommand {
             status as for refresh.
             """)
 
+    @OptionGroup public var socket: ControlSocketOptions
+
+    public init() {}
+
+    public func run() throws {
+        try socket.ask("retry-dead-letters", default: "done")
+    }
+}
+
+/// Where `status`, `refresh` and `retry-dead-letters` find the daemon.
+public struct ControlSocketOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Configuration file to take control-socket from.", valueName: "path"))
     public var config: String?
 
@@ -110,16 +98,25 @@ public struct RetryDeadLettersCommand: ParsableCommand {
 
     public init() {}
 
-    public func run() throws {
-        try StatusCommand.ask("retry-dead-letters", config: config, controlSocket: controlSocket, default: "done")
+    /// The flag as given (a relative path is the client's to use, relative to where it runs), else the file's key,
+    /// else the default. Errors elsewhere in the file do not matter here; one in its control-socket key does.
+    func path() throws -> String {
+        if let controlSocket {
+            guard !controlSocket.isEmpty else { throw ValidationError("--control-socket needs a path") }
+            return controlSocket
+        }
+        let (configuration, errors) = ConfigOptions.load(config: config, flags: [], environment: ProcessInfo.processInfo.environment)
+        if let error = errors.first(where: { $0.contains("control-socket:") }) {
+            printToStandardError("beacond: \(error)\n")
+            throw ExitCode(78)
+        }
+        return configuration.controlSocket
     }
-}
 
-extension StatusCommand {
     /// Sends a request that changes something and prints the daemon's answer; exits as `status` does.
-    static func ask(_ request: String, config: String?, controlSocket: String?, default text: String) throws {
+    func ask(_ request: String, default text: String) throws {
         do {
-            let response = try ControlClient.send(request, path: try socketPath(config: config, controlSocket: controlSocket))
+            let response = try ControlClient.send(request, path: try path())
             guard response.ok else {
                 printToStandardError("beacond: \(response.error ?? "refused")\n")
                 throw ExitCode(4)

@@ -61,13 +61,7 @@ public struct BikeListReader: Sendable {
                 while index < bytes.count {
                     let byte = bytes[index]
                     if inString {
-                        if escaped {
-                            escaped = false
-                        } else if byte == UInt8(ascii: "\\") {
-                            escaped = true
-                        } else if byte == UInt8(ascii: "\"") {
-                            inString = false
-                        }
+                        stringByte(byte)
                     } else if depth == elementDepth && (byte == UInt8(ascii: ",") || byte == UInt8(ascii: "]")) {
                         break
                     } else {
@@ -109,17 +103,10 @@ public struct BikeListReader: Sendable {
     private mutating func take(_ byte: UInt8, _ body: (Item) -> Void) throws(BikeListError) {
         if inString {
             if capturing { append(byte) }
-            if escaped {
-                escaped = false
-            } else if byte == UInt8(ascii: "\\") {
-                escaped = true
-            } else if byte == UInt8(ascii: "\"") {
-                inString = false
-                if case .inKey = position {
-                    key = String(decoding: buffer.dropFirst().dropLast(), as: UTF8.self)
-                    capturing = false
-                    position = .colon
-                }
+            if stringByte(byte), case .inKey = position {
+                key = String(decoding: buffer.dropFirst().dropLast(), as: UTF8.self)
+                capturing = false
+                position = .colon
             }
             return
         }
@@ -218,6 +205,20 @@ public struct BikeListReader: Sendable {
         case .end:
             guard isSpace else { throw BikeListError(.notJSON) }
         }
+    }
+
+    /// One byte inside a string: escapes, and its end. True when the byte closed the string.
+    @discardableResult
+    private mutating func stringByte(_ byte: UInt8) -> Bool {
+        if escaped {
+            escaped = false
+        } else if byte == UInt8(ascii: "\\") {
+            escaped = true
+        } else if byte == UInt8(ascii: "\"") {
+            inString = false
+            return true
+        }
+        return false
     }
 
     /// Nesting outside strings.
