@@ -98,7 +98,7 @@ let package = Package(
         // The edge that touches files (and, later, the radio): streams captures through BeaconWire.
         .target(
             name: "BeaconCapture",
-            dependencies: ["BeaconWire", "BeaconDBus", "CBlueZ", .product(name: "SystemPackage", package: "swift-system")]
+            dependencies: ["BeaconWire", "BeaconDBus", "CBlueZ", "CSystemShims", .product(name: "SystemPackage", package: "swift-system")]
         ),
         // Command-line front ends and their text output, kept out of main.swift so tests can drive them.
         .target(

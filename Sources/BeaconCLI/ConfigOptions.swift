@@ -43,6 +43,18 @@ public struct ConfigOptions: ParsableArguments {
     public var stateDir: String?
     @Option(help: ArgumentHelp("Control socket (default /run/beacond/control.sock).", valueName: "path")) public var controlSocket: String?
     @Option(help: ArgumentHelp("Most sightings the outbox holds (default 100000).", valueName: "rows")) public var outboxCapacity: String?
+    @Option(
+        name: .customLong("clock-sync-wait"),
+        help: ArgumentHelp(
+            "Seconds a sighting heard before the system clock is synchronised waits for it, then goes marked clockSynchronized: false (default 600).",
+            valueName: "s"))
+    public var clockSyncWait: String?
+    @Option(
+        name: .customLong("capture-gather-ms"),
+        help: ArgumentHelp(
+            "Milliseconds adverts gather after the first wakes the capture thread, before all are read at once (default 50; 0: each as it comes).",
+            valueName: "ms"))
+    public var captureGatherMs: String?
 
     public init() {}
 
@@ -72,6 +84,8 @@ public struct ConfigOptions: ParsableArguments {
         add("state-directory", stateDir)
         add("control-socket", controlSocket)
         add("outbox-capacity", outboxCapacity)
+        add("clock-sync-wait", clockSyncWait)
+        add("capture-gather-ms", captureGatherMs)
         return entries
     }
 

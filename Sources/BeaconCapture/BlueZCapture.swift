@@ -47,9 +47,7 @@ public final class BlueZCapture {
     private let monitor: MonitorSocket?
     private let channels: [Channel]
     private var devices: [String: Device] = [:]
-    /// Allocated once every other stored property is set: a throw after that runs `deinit`, which frees it,
-    /// where a throw before would leak it (LeakSanitizer found that when no bluetoothd was there).
-    private let buffer: UnsafeMutableRawBufferPointer
+    private let packets = PacketBatch(capacity: HCICapture.batch)
     private var roundTime: Int64
     /// The monitor channel (first, when there is one) and the bus, for poll(2); built once.
     private var pollers: [pollfd] = []
@@ -78,7 +76,6 @@ public final class BlueZCapture {
             channels.append(Channel(name: adapter, scan: BlueZScan(index: index, regions: regions), policy: settings.recovery, now: roundTime))
         }
         self.channels = channels
-        buffer = .allocate(byteCount: 2_048, alignment: 8)
         if let monitor { pollers.append(pollfd(fd: monitor.descriptor, events: Int16(POLLIN), revents: 0)) }
         if let fd = bus.fileDescriptor { pollers.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
         do {
@@ -111,7 +108,6 @@ public final class BlueZCapture {
 
     deinit {
         stop()
-        buffer.deallocate()
     }
 
     /// Starts bluetoothd scanning on every adapter; returns how, per adapter.
@@ -156,13 +152,17 @@ public final class BlueZCapture {
         if ready < 0 && errno != EINTR { throw HCISocket.failure(errno, "wait for", name: "the adapters") }
         roundTime = HCICapture.monotonic()
         var count = 0
-        if let monitor, ready > 0, pollers[0].revents != 0 { count += try readMonitor(monitor, body) }
+        if let monitor, ready > 0, pollers[0].revents != 0 {
+            HCICapture.gather(settings.gatherMilliseconds)
+            roundTime = HCICapture.monotonic()
+            count += try readMonitor(monitor, body)
+        }
         while let message = bus.next(timeoutMilliseconds: 0) { dispatch(message) }
         guard bus.isConnected else { throw HCIError(.io, "the connection to bluetoothd's bus was lost") }
         for (adapter, report) in pending {
             count += 1
             try report.withUnsafeBytes { bytes in
-                try body(CaptureRecord(time: HCICapture.wallClock(), link: .h4(incoming: true), adapter: adapter, payload: bytes))
+                try body(CaptureRecord(time: CaptureTime(nanosecondsSinceEpoch: roundTime), link: .h4(incoming: true), adapter: adapter, payload: bytes))
             }
             if settings.livenessFromAnyAdvert { heard(adapter: adapter) }
         }
@@ -175,15 +175,23 @@ public final class BlueZCapture {
     /// Short packets (under the 6-byte header) are skipped, not the end of the batch.
     private func readMonitor(_ monitor: MonitorSocket, _ body: (CaptureRecord) throws -> Void) throws -> Int {
         var count = 0
-        for _ in 0..<HCICapture.batch * 4 {
-            guard let (opcode, index, length) = try monitor.read(into: buffer) else { break }
-            guard opcode == MonitorSocket.Opcode.event.rawValue, let channel = channels.first(where: { $0.scan.index == index }) else { continue }
-            let payload = UnsafeRawBufferPointer(rebasing: buffer[6..<(6 + length)])
-            if settings.livenessFromAnyAdvert && LEMetaEvent.carriesAdvertisingReports(payload) {
-                channel.lastHeard = roundTime
+        for _ in 0..<HCICapture.batchesPerPoll * 4 {
+            let received = try monitor.receive(into: packets)
+            for packetIndex in 0..<received {
+                let packet = packets[packetIndex]
+                let (opcode, index, length) = MonitorSocket.header(packet)
+                guard opcode == MonitorSocket.Opcode.event.rawValue, let channel = channels.first(where: { $0.scan.index == index }) else { continue }
+                let payload = UnsafeRawBufferPointer(rebasing: packet[6..<(6 + length)])
+                if settings.livenessFromAnyAdvert && LEMetaEvent.carriesAdvertisingReports(payload) {
+                    channel.lastHeard = roundTime
+                }
+                count += 1
+                try body(
+                    CaptureRecord(
+                        time: CaptureTime(nanosecondsSinceEpoch: roundTime), link: .monitorFields(adapter: index, opcode: opcode), adapter: index,
+                        payload: payload))
             }
-            count += 1
-            try body(CaptureRecord(time: HCICapture.wallClock(), link: .monitorFields(adapter: index, opcode: opcode), adapter: index, payload: payload))
+            if received < HCICapture.batch { break }
         }
         return count
     }

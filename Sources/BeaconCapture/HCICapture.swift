@@ -4,7 +4,8 @@ import Glibc
 #endif
 
 /// Live capture from one or more adapters through raw HCI sockets: passive scanning on each, every event
-/// read into one reused buffer and handed on as a `CaptureRecord` stamped with the wall clock. Each adapter
+/// read into one reused batch of buffers and handed on as a `CaptureRecord` stamped with the monotonic clock, read once per
+/// round (the wall clock can be stepped under a running daemon; see `LiveCapture.timeBase`). Each adapter
 /// has its own stall watchdog (`RecoveryLadder`) and survives going away: a read that says the device is
 /// gone closes it, and it is opened again by its configured name or address every couple of seconds until
 /// it is back (a USB dongle unplugged and plugged in again).
@@ -18,6 +19,10 @@ public final class HCICapture {
         /// (the station beacon).
         public var livenessFromAnyAdvert = true
         public var reopenMilliseconds: Int64 = 2_000
+        /// How long adverts may gather after the first one wakes the capture thread, before it reads them all at
+        /// once (0: read at once). Adverts come spread out, so reading each as it comes woke the thread for nearly
+        /// every one; no decision of the engine needs them sooner than this.
+        public var gatherMilliseconds = 0
 
         public init(intervalMilliseconds: Double, windowMilliseconds: Double, recovery: RecoveryLadder.Policy? = nil) {
             self.intervalMilliseconds = intervalMilliseconds
@@ -62,15 +67,15 @@ public final class HCICapture {
         }
     }
 
-    /// Most packets read from one adapter per poll, so one busy adapter cannot starve another.
+    /// Most packets read from one adapter per poll, so one busy adapter cannot starve another: this many batches.
+    static let batchesPerPoll = 4
     static let batch = 64
     private let settings: Settings
     private let channels: [Channel]
     private let onReport: (Report) -> Void
     private let openManagement: () throws(HCIError) -> MgmtSocket
     private let rfkillPath: String
-    /// Allocated last in each initialiser (see `BlueZCapture.buffer`), so a failed open cannot leak it.
-    private let buffer: UnsafeMutableRawBufferPointer
+    private let packets = PacketBatch(capacity: HCICapture.batch)
     private var pollers: [pollfd] = []
     private var polled: [Channel] = []
     /// Monotonic time of the current poll round: one clock read per round, not per advert.
@@ -90,7 +95,6 @@ public final class HCICapture {
             channels.append(Channel(name: adapter, open: open, policy: settings.recovery, now: roundTime))
         }
         self.channels = channels
-        buffer = .allocate(byteCount: 1_024, alignment: 8)
         rebuildPollers()
     }
 
@@ -113,13 +117,11 @@ public final class HCICapture {
         channels = sockets.map { socket in
             Channel(name: socket.name, open: Self.prepare(socket, settings, openManagement, rfkillPath), policy: settings.recovery, now: now)
         }
-        buffer = .allocate(byteCount: 1_024, alignment: 8)
         rebuildPollers()
     }
 
     deinit {
         stop()
-        buffer.deallocate()
     }
 
     /// A scanner on the socket, and the ladder's steps for it: rescan with beacond's own commands, power-cycle
@@ -173,28 +175,32 @@ public final class HCICapture {
         let wait = Self.wait(timeoutMilliseconds, until: Self.nextDecision(of: channels.lazy.map { ($0.ladder, $0.lastHeard) }))
         let ready = pollers.withUnsafeMutableBufferPointer { Glibc.poll($0.baseAddress, nfds_t($0.count), wait) }
         if ready < 0 && errno != EINTR { throw HCISocket.failure(errno, "wait for", name: "the adapters") }
+        if ready > 0 { Self.gather(settings.gatherMilliseconds) }
+        // One clock read for the whole round: every advert read now is stamped with it, at most the gathering
+        // delay after it arrived (BENCHMARKS.md, "Live capture").
         roundTime = Self.monotonic()
         var count = 0
         var lost = false
         for index in pollers.indices where ready > 0 && pollers[index].revents != 0 {
             let channel = polled[index]
             guard let socket = channel.open?.socket else { continue }
-            // Everything waiting, up to a batch, one recv each: a busy radio costs one poll per batch, not
-            // one per advert.
-            for _ in 0..<Self.batch {
-                let length: Int
+            // Everything waiting, a batch of packets per system call.
+            batches: for _ in 0..<Self.batchesPerPoll {
+                let received: Int
                 do {
-                    length = try socket.readWaiting(into: buffer)
+                    received = try socket.receive(into: packets)
                 } catch {
                     drop(channel, error)
                     lost = true
-                    break
+                    break batches
                 }
-                guard length > 0 else { break }
-                count += 1
-                let packet = UnsafeRawBufferPointer(rebasing: buffer[..<length])
-                if settings.livenessFromAnyAdvert && Self.isAdvertisingReport(packet) { channel.lastHeard = roundTime }
-                try body(CaptureRecord(time: Self.wallClock(), link: .h4(incoming: true), adapter: socket.deviceID, payload: packet))
+                for packetIndex in 0..<received {
+                    let packet = packets[packetIndex]
+                    count += 1
+                    if settings.livenessFromAnyAdvert && Self.isAdvertisingReport(packet) { channel.lastHeard = roundTime }
+                    try body(CaptureRecord(time: CaptureTime(nanosecondsSinceEpoch: roundTime), link: .h4(incoming: true), adapter: socket.deviceID, payload: packet))
+                }
+                if received < HCICapture.batch { break }
             }
         }
         maintain()
@@ -280,10 +286,12 @@ public final class HCICapture {
         packet.first == HCIPacket.Kind.event.rawValue && LEMetaEvent.carriesAdvertisingReports(UnsafeRawBufferPointer(rebasing: packet.dropFirst()))
     }
 
-    static func wallClock() -> CaptureTime {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return CaptureTime(nanosecondsSinceEpoch: Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec))
+    /// Sleeps the gathering delay (nothing when 0).
+    static func gather(_ milliseconds: Int) {
+        guard milliseconds > 0 else { return }
+        var delay = timespec(tv_sec: milliseconds / 1_000, tv_nsec: (milliseconds % 1_000) * 1_000_000)
+        var left = timespec()
+        while nanosleep(&delay, &left) != 0 && errno == EINTR { delay = left }
     }
 
     static func monotonic() -> Int64 {

@@ -175,17 +175,17 @@ public final class HCISocket: @unchecked Sendable {
         return count
     }
 
-    /// Reads one packet that is already waiting, without blocking; 0 when none is. A hang-up or a device
-    /// that went away is an error, as in `read`.
-    public func readWaiting(into buffer: UnsafeMutableRawBufferPointer) throws(HCIError) -> Int {
-        let count = recv(descriptor, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT))
-        if count < 0 {
-            if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return 0 }
-            if errno == ENODEV || errno == ENETDOWN { throw HCIError(.noAdapter, "\(name) went away (unplugged or powered off)") }
-            throw Self.failure(errno, "read from", name: name)
+    /// Everything waiting, a batch per call (recvmmsg): how many packets `batch` now holds, 0 when none waited.
+    /// A zero-length packet is the end of the stream (a socketpair's peer gone).
+    func receive(into batch: PacketBatch) throws(HCIError) -> Int {
+        switch batch.receive(from: descriptor) {
+        case .success(let count):
+            if count > 0 && batch[0].isEmpty { throw HCIError(.io, "\(name) went away") }
+            return count
+        case .failure(let error):
+            if error.code == ENODEV || error.code == ENETDOWN { throw HCIError(.noAdapter, "\(name) went away (unplugged or powered off)") }
+            throw Self.failure(error.code, "read from", name: name)
         }
-        if count == 0 { throw HCIError(.io, "\(name) went away") }
-        return count
     }
 
     static func failure(_ error: Int32, _ doing: String, name: String) -> HCIError {

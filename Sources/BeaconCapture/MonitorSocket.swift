@@ -28,19 +28,20 @@ final class MonitorSocket {
 
     deinit { close(descriptor) }
 
-    /// Reads one waiting packet into `buffer`, without blocking: its opcode, adapter index and payload length
-    /// (the payload starts at byte 6); nil when nothing was waiting.
-    func read(into buffer: UnsafeMutableRawBufferPointer) throws(HCIError) -> (opcode: UInt16, index: UInt16, length: Int)? {
-        let count = recv(descriptor, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT))
-        if count < 0 {
-            if errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK { return nil }
-            throw HCISocket.failure(errno, "read the monitor channel for", name: "the adapters")
+    /// What waits on the channel, a batch per call (recvmmsg); how many packets `batch` holds (0: none waited).
+    func receive(into batch: PacketBatch) throws(HCIError) -> Int {
+        switch batch.receive(from: descriptor) {
+        case .success(let count): return count
+        case .failure(let error): throw HCISocket.failure(error.code, "read the monitor channel for", name: "the adapters")
         }
-        // A packet too short for its header is passed on as an opcode nobody acts on, so a batch goes on.
-        guard count >= 6 else { return (0xFFFF, 0xFFFF, 0) }
-        let opcode = UInt16(buffer[0]) | UInt16(buffer[1]) << 8
-        let index = UInt16(buffer[2]) | UInt16(buffer[3]) << 8
-        let length = min(Int(UInt16(buffer[4]) | UInt16(buffer[5]) << 8), count - 6)
-        return (opcode, index, length)
+    }
+
+    /// One monitor packet's header fields: a packet too short for its header is an opcode nobody acts on, so a
+    /// batch goes on.
+    static func header(_ packet: UnsafeRawBufferPointer) -> (opcode: UInt16, index: UInt16, length: Int) {
+        guard packet.count >= 6 else { return (0xFFFF, 0xFFFF, 0) }
+        let opcode = UInt16(packet[0]) | UInt16(packet[1]) << 8
+        let index = UInt16(packet[2]) | UInt16(packet[3]) << 8
+        return (opcode, index, min(Int(UInt16(packet[4]) | UInt16(packet[5]) << 8), packet.count - 6))
     }
 }

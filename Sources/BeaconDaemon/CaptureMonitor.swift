@@ -28,7 +28,6 @@ public final class CaptureMonitor: Sendable {
         /// iBeacon adverts handed to the ring.
         public var beaconAdverts: UInt64 = 0
         /// When the last advert of any kind arrived, wall-clock milliseconds.
-        public var lastAdvertAt: Int64?
         /// Recovery-ladder steps taken (live capture).
         public var recoveries = 0
         /// Each live adapter's state in words ("scanning (legacy)", "away (…)", "recovering: …").

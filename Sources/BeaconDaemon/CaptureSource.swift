@@ -10,6 +10,14 @@ public protocol CaptureSource: Sendable {
     /// Asks the thread to stop; `waitUntilStopped` returns once it has.
     func stop()
     func waitUntilStopped() async
-    /// The engine's "now" on the source's clock: the wall clock for a radio, the replay's position in a replay.
+    /// The engine's "now" on the source's clock: the monotonic clock for a radio, the replay's position in a replay.
     func now() -> CaptureTime
+    /// What the source's times are: wall time (a replay) or nanoseconds of the monotonic clock (a radio).
+    var timeBase: CaptureTimeBase { get }
+}
+
+/// What a capture source's `CaptureTime`s count: wall time since the epoch, or the monotonic clock's nanoseconds,
+/// which are converted to wall time only to label what leaves the Pi.
+public enum CaptureTimeBase: Sendable {
+    case wall, monotonic
 }

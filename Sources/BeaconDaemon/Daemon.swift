@@ -118,17 +118,24 @@ public struct Daemon: Sendable {
             // registry comes first. With a cache, capture starts at once, network or not.
             await refresher.refreshOnce()
         }
-        let poster = SightingPoster(outbox: outbox, registry: registry, clock: ContinuousClock(), logger: logger, wallClock: wallClock)
+        // Live sightings carry monotonic times, labelled with the wall clock when it is synchronised (SightingClock).
+        let runtimeDirectory = environment["RUNTIME_DIRECTORY"]?.split(separator: ":").first.map(String.init)
+            ?? configuration.controlSocket.lastIndex(of: "/").map { String(configuration.controlSocket[..<$0]) } ?? "/run"
+        let systemClocks = SystemClocks(runtimeDirectory: runtimeDirectory)
+        let clocks: (@Sendable () -> ClockReading)? = capture.timeBase == .monotonic ? { @Sendable in systemClocks.reading() } : nil
+        let poster = SightingPoster(
+            outbox: outbox, registry: registry, clock: ContinuousClock(), logger: logger, wallClock: wallClock, systemClocks: clocks,
+            clockWait: .seconds(configuration.clockSyncWait))
 
         let ring = AdvertRing(capacity: ringCapacity)
         let engine = EngineService(
             configuration: configuration.engineConfiguration, location: (configuration.latitude, configuration.longitude), ring: ring,
             capture: capture, mailbox: mailbox, outbox: outbox, nudgePoster: { poster.nudge() }, exitWhenDrained: exitWhenDrained,
-            onSighting: onSighting, logger: logger)
+            onSighting: onSighting, logger: logger, clocks: clocks)
         let collector = StatusCollector(
             version: beacondVersion, startedAt: SystemTime.wallMilliseconds(), startedMonotonic: SystemTime.monotonicNanoseconds(),
             capture: capture.monitor, engine: engine.monitor, refresher: { refresher.status }, poster: { poster.statistics },
-            outbox: outbox, stationBeacon: configuration.stationBeacon)
+            outbox: outbox, stationBeacon: configuration.stationBeacon, clocks: clocks)
 
         let socketPath = configuration.controlSocket
         let control: ControlServer

@@ -13,7 +13,8 @@ extension DaemonConfiguration {
             "api-key-file": apiKeyFile ?? "", "refresh-interval": "\(refreshInterval)", "report-interval": "\(reportInterval)",
             "exit-timeout": "\(exitTimeout)", "station-beacon": stationBeacon.map { "\($0)" } ?? "",
             "station-silence": "\(stationSilence)", "state-directory": stateDirectory, "control-socket": controlSocket,
-            "outbox-capacity": "\(outboxCapacity)",
+            "outbox-capacity": "\(outboxCapacity)", "clock-sync-wait": "\(clockSyncWait)",
+            "capture-gather-ms": "\(captureGatherMilliseconds)",
         ]
     }
 

@@ -32,12 +32,17 @@ public struct DaemonConfiguration: Sendable {
     public var stateDirectory = "/var/lib/beacond"
     public var controlSocket = "/run/beacond/control.sock"
     public var outboxCapacity = 100_000
+    /// Seconds a sighting heard before the system clock was synchronised waits for it before it is sent anyway,
+    /// marked `clockSynchronized: false`.
+    public var clockSyncWait = 600
+    /// Milliseconds adverts gather after the first wakes the capture thread, before it reads them all (0: at once).
+    public var captureGatherMilliseconds = 50
 
     /// The keys the file and the flags know, for `--help` and for "unknown key" errors.
     public static let keys = [
         "station-id", "latitude", "longitude", "region", "backend", "adapter", "scan-interval-ms", "scan-window-ms", "stall-timeout",
         "registry", "auth", "api-key-file", "refresh-interval", "report-interval", "exit-timeout", "station-beacon",
-        "station-silence", "state-directory", "control-socket", "outbox-capacity",
+        "station-silence", "state-directory", "control-socket", "outbox-capacity", "clock-sync-wait", "capture-gather-ms",
     ]
     static let repeatable: Set<String> = ["region", "adapter"]
 
@@ -151,6 +156,8 @@ public struct DaemonConfiguration: Sendable {
             }
             controlSocket = value
         case "outbox-capacity": return integer(100...10_000_000) { $0.outboxCapacity = $1 }
+        case "clock-sync-wait": return integer(0...86_400) { $0.clockSyncWait = $1 }
+        case "capture-gather-ms": return integer(0...200) { $0.captureGatherMilliseconds = $1 }
         default: return "unknown key"
         }
         return nil

@@ -1,6 +1,6 @@
 public import BeaconEngine
 public import BeaconOutbox
-import BeaconRegistry
+public import BeaconRegistry
 import BeaconWire
 public import Logging
 public import ServiceLifecycle
@@ -22,13 +22,17 @@ public final class EngineService: Service {
     private let exitWhenDrained: Bool
     private let onSighting: @Sendable (Sighting) -> Void
     private let logger: Logger
+    /// The system's clocks, to label live sightings (whose times are monotonic) with wall time; nil for a replay.
+    private let clocks: (@Sendable () -> ClockReading)?
     public let monitor = EngineMonitor()
 
     public init(
         configuration: EngineConfiguration, location: (latitude: Double, longitude: Double), ring: AdvertRing,
         capture: any CaptureSource, mailbox: MissingSetMailbox, outbox: Outbox, nudgePoster: @escaping @Sendable () -> Void,
-        exitWhenDrained: Bool, onSighting: @escaping @Sendable (Sighting) -> Void, logger: Logger
+        exitWhenDrained: Bool, onSighting: @escaping @Sendable (Sighting) -> Void, logger: Logger,
+        clocks: (@Sendable () -> ClockReading)? = nil
     ) {
+        self.clocks = clocks
         self.configuration = configuration
         self.location = location
         self.ring = ring
@@ -53,8 +57,20 @@ public final class EngineService: Service {
         var finished = false
 
         func take(_ sightings: inout [Sighting]) {
+            // A replay's times are wall times already. Live ones are monotonic: labelled with the wall clock now if it
+            // is synchronised (or cannot be told), else queued with their monotonic times to be labelled when it is.
+            let reading = capture.timeBase == .monotonic ? clocks?() : nil
             for sighting in sightings {
-                pending.append(SightingPayload.outboxItem(sighting, stationID: configuration.stationID, latitude: location.latitude, longitude: location.longitude))
+                let waiting = reading.flatMap { reading in
+                    reading.synchronized == false
+                        ? PendingTime(
+                            firstSeen: sighting.firstSeen.nanosecondsSinceEpoch, lastSeen: sighting.lastSeen.nanosecondsSinceEpoch,
+                            queuedAt: reading.monotonic, bootID: reading.bootID, offset: reading.offset) : nil
+                }
+                pending.append(
+                    SightingPayload.outboxItem(
+                        sighting, stationID: configuration.stationID, latitude: location.latitude, longitude: location.longitude,
+                        offset: reading?.offset ?? 0, pending: waiting))
                 logger.notice(
                     "sighting",
                     metadata: [

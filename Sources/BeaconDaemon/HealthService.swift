@@ -13,6 +13,7 @@ public struct HealthService: Service {
         // Ping at half the watchdog interval, as sd_watchdog_enabled(3) advises; look at least every 5 s.
         let interval = min(notifier?.watchdogInterval.map { $0 / 2 } ?? .seconds(5), .seconds(5))
         var lastProblems: [String] = []
+        var lastClock: Bool?? = .none
         var lastStatus = ""
         while !Task.isShuttingDownGracefully {
             let report = collector.report()
@@ -23,6 +24,14 @@ public struct HealthService: Service {
                     logger.warning("unhealthy", metadata: ["problems": "\(report.problems.joined(separator: "; "))"])
                 }
                 lastProblems = report.problems
+            }
+            if lastClock != .some(report.clockSynchronized) {
+                switch report.clockSynchronized {
+                case false?: logger.warning("the system clock is not synchronised: live sightings wait for it before they are sent")
+                case true? where lastClock != nil: logger.notice("the system clock is synchronised")
+                default: break
+                }
+                lastClock = .some(report.clockSynchronized)
             }
             var fields: [String] = []
             if !report.stuck { fields.append("WATCHDOG=1") }

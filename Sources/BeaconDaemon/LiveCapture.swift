@@ -28,6 +28,7 @@ public final class LiveCapture: CaptureSource {
             intervalMilliseconds: configuration.scanIntervalMilliseconds, windowMilliseconds: configuration.scanWindowMilliseconds,
             recovery: .seconds(stallAfter: Double(configuration.stallTimeout)))
         settings.livenessFromAnyAdvert = configuration.stationBeacon == nil
+        settings.gatherMilliseconds = configuration.captureGatherMilliseconds
         let backend = configuration.backend.rawValue
         let monitor = CaptureMonitor(backend: backend, sources: configuration.adapters)
         let onReport = { (report: HCICapture.Report) in LiveCapture.record(report, in: monitor, logger: logger) }
@@ -48,7 +49,12 @@ public final class LiveCapture: CaptureSource {
 
     public func waitUntilStopped() async { await thread.waitUntilStopped() }
 
-    public func now() -> CaptureTime { CaptureTime(nanosecondsSinceEpoch: SystemTime.wallMilliseconds() * 1_000_000) }
+    /// Live adverts are stamped with the monotonic clock (one read per batch, `HCICapture`), so visits, report
+    /// intervals and the station beacon's silence are measured on a clock that NTP stepping the wall clock cannot
+    /// move; the wall clock only labels what leaves the Pi (`SightingClock`).
+    public var timeBase: CaptureTimeBase { .monotonic }
+
+    public func now() -> CaptureTime { CaptureTime(nanosecondsSinceEpoch: SystemTime.monotonicNanoseconds()) }
 
     private func listen(into ring: AdvertRing) {
         let capture = self.radio.radio
@@ -57,7 +63,6 @@ public final class LiveCapture: CaptureSource {
         var decoder = AdvertDecoder()
         var adverts: UInt64 = 0
         var beacons: UInt64 = 0
-        var lastAdvertAt: Int64?
         var lastPublished = SystemTime.monotonicNanoseconds()
         func publish(_ state: CaptureMonitor.State? = nil, error: String? = nil) {
             let decode = decoder.counters
@@ -67,7 +72,6 @@ public final class LiveCapture: CaptureSource {
                 $0.decode = decode
                 $0.adverts = adverts
                 $0.beaconAdverts = beacons
-                $0.lastAdvertAt = lastAdvertAt
             }
         }
         do {
@@ -76,7 +80,6 @@ public final class LiveCapture: CaptureSource {
                 try capture.poll(timeoutMilliseconds: 200) { record in
                     decoder.decode(record) { advert in
                         adverts += 1
-                        lastAdvertAt = SystemTime.wallMilliseconds()
                         if let beacon = BeaconAdvert(advert) {
                             producer.push(beacon)
                             beacons += 1

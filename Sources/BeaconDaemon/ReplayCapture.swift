@@ -39,6 +39,10 @@ public final class ReplayCapture: CaptureSource {
 
     public func waitUntilStopped() async { await thread.waitUntilStopped() }
 
+    /// A replay runs on the capture's own clock, wall time as recorded, so the same file always gives the same
+    /// sightings with the same ids.
+    public var timeBase: CaptureTimeBase { .wall }
+
     public func now() -> CaptureTime {
         let last = lastPushed.load(ordering: .relaxed)
         // A replay that is over (or stopping) has no time beyond its last advert.
@@ -74,7 +78,6 @@ public final class ReplayCapture: CaptureSource {
                         $0.decode.add(counters)
                         $0.adverts = adverts
                         $0.beaconAdverts = beacons
-                        $0.lastAdvertAt = SystemTime.wallMilliseconds()
                     }
                 }
                 decode.add(

@@ -18,6 +18,8 @@ public struct StatusCollector: Sendable {
     let poster: @Sendable () -> PosterStatistics
     let outbox: Outbox
     let stationBeacon: BeaconIdentity?
+    /// Live capture's clocks (its times are monotonic); nil for a replay.
+    let clocks: (@Sendable () -> ClockReading)?
     /// An engine that has not ticked for this long is stuck.
     let engineStall: Int64 = 10_000_000_000
 
@@ -42,14 +44,21 @@ public struct StatusCollector: Sendable {
         } catch {
             outboxError = outboxError ?? "\(error)"
         }
+        let clock = clocks?()
         let stuck = self.problems(capture: capture, engine: engine, monotonic: monotonic)
         let problems = stuck + Self.registryProblems(sync: sync, posting: posting, now: wall)
-        let warnings = Self.warnings(sync: sync, deadLetters: statistics.deadLetters)
+        var warnings = Self.warnings(sync: sync, deadLetters: statistics.deadLetters)
+        if clock?.synchronized == false {
+            let waiting = (try? outbox.pendingTimes()) ?? 0
+            warnings.append(
+                "the system clock is not synchronised (NTP has not set it yet): \(waiting) sighting\(waiting == 1 ? "" : "s") wait for it "
+                    + "before they are sent")
+        }
         let rates = engine.rates.perSecond
         return StatusReport(
             version: version, pid: getpid(), startedAt: Self.iso(startedAt),
             uptimeSeconds: Double(monotonic - startedMonotonic) / 1e9, healthy: problems.isEmpty, problems: problems,
-            stuck: !stuck.isEmpty, warnings: warnings,
+            stuck: !stuck.isEmpty, warnings: warnings, clockSynchronized: clock.map { $0.synchronized } ?? true,
             capture: StatusReport.Capture(
                 backend: capture.backend, state: capture.state.rawValue,
                 adapters: capture.sources.map { StatusReport.Adapter(name: $0, state: capture.adapterStates[$0] ?? capture.state.rawValue) },
@@ -63,7 +72,8 @@ public struct StatusCollector: Sendable {
                 recoveries: capture.recoveries,
                 stationBeacon: stationBeacon.map { beacon in
                     StatusReport.StationBeacon(
-                        beacon: "\(beacon)", lastHeard: engine.station?.lastHeard?.iso8601,
+                        beacon: "\(beacon)",
+                        lastHeard: engine.station?.lastHeard.map { CaptureTime(nanosecondsSinceEpoch: $0.nanosecondsSinceEpoch &+ (clock?.offset ?? 0)).iso8601 },
                         silentSeconds: Double((engine.station?.silence ?? .zero).components.seconds),
                         healthy: engine.station?.healthy ?? false)
                 },

@@ -14,8 +14,10 @@ public struct StatusReport: Codable, Sendable, Equatable {
     /// silent, the outbox refusing sightings): what a restart may mend, so the watchdog is fed only without it. A
     /// registry that refuses or does not answer makes the daemon unhealthy, not stuck: restarting would not help.
     public var stuck: Bool
-    /// Worth a look, but nothing is lost and nothing stops (dead letters, bikes skipped in the registry's list).
+    /// Worth a look, but nothing is lost and nothing stops (dead letters, an unsynchronised clock).
     public var warnings: [String]
+    /// Whether the system clock is synchronised (nil: it cannot be told). Before it is, live sightings wait.
+    public var clockSynchronized: Bool?
     public var capture: Capture
     public var missingSet: MissingSet
     public var outbox: OutboxState

@@ -101,6 +101,18 @@ public final class Outbox: Sendable {
                     CREATE INDEX journal_seen ON journal(seenAt);
                     """)
         }
+        // Sightings heard before the system clock was synchronised wait with their monotonic times (PendingTime);
+        // NULL for every other row, so an older outbox is carried over as it is.
+        migrator.registerMigration("v3-pending-time") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE outbox ADD COLUMN pendingFirstSeen INTEGER;
+                    ALTER TABLE outbox ADD COLUMN pendingLastSeen INTEGER;
+                    ALTER TABLE outbox ADD COLUMN pendingQueuedAt INTEGER;
+                    ALTER TABLE outbox ADD COLUMN pendingBootId TEXT;
+                    ALTER TABLE outbox ADD COLUMN pendingOffset INTEGER;
+                    """)
+        }
         return migrator
     }
 
@@ -125,9 +137,16 @@ public final class Outbox: Sendable {
                         result.duplicates += 1
                         continue
                     }
+                    let pending = item.pendingTime
                     try db.execute(
-                        sql: "INSERT OR IGNORE INTO outbox (sightingId, kind, body, createdAt) VALUES (?, ?, ?, ?)",
-                        arguments: [item.sightingID, item.kind.rawValue, item.body, now])
+                        sql: """
+                            INSERT OR IGNORE INTO outbox (sightingId, kind, body, createdAt, pendingFirstSeen, pendingLastSeen,
+                                pendingQueuedAt, pendingBootId, pendingOffset) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                            """,
+                        arguments: [
+                            item.sightingID, item.kind.rawValue, item.body, now, pending?.firstSeen, pending?.lastSeen, pending?.queuedAt,
+                            pending?.bootID, pending?.offset,
+                        ])
                     guard db.changesCount == 1 else {
                         result.duplicates += 1
                         continue
@@ -171,9 +190,34 @@ public final class Outbox: Sendable {
     public func oldest() throws(OutboxError) -> OutboxEntry? {
         do {
             return try pool.read { db in
-                try Row.fetchOne(db, sql: "SELECT seq, sightingId, kind, body, createdAt, attempts FROM outbox ORDER BY seq LIMIT 1")
-                    .map(OutboxEntry.init(row:))
+                try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT seq, sightingId, kind, body, createdAt, attempts, pendingFirstSeen, pendingLastSeen, pendingQueuedAt,
+                            pendingBootId, pendingOffset FROM outbox ORDER BY seq LIMIT 1
+                        """
+                ).map(OutboxEntry.init(row:))
             }
+        } catch {
+            throw OutboxError(.read, path: path, cause: error)
+        }
+    }
+
+    /// The sighting's times are settled (`SightingClock`): its body now carries them, and it is sent as any other.
+    public func settleTime(_ entry: OutboxEntry, body: String) throws(OutboxError) {
+        try write { db in
+            try db.execute(
+                sql: """
+                    UPDATE outbox SET body = ?, pendingFirstSeen = NULL, pendingLastSeen = NULL, pendingQueuedAt = NULL,
+                        pendingBootId = NULL, pendingOffset = NULL WHERE seq = ?
+                    """, arguments: [body, entry.sequence])
+        }
+    }
+
+    /// How many sightings wait for the clock.
+    public func pendingTimes() throws(OutboxError) -> Int {
+        do {
+            return try pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox WHERE pendingQueuedAt IS NOT NULL") ?? 0 }
         } catch {
             throw OutboxError(.read, path: path, cause: error)
         }

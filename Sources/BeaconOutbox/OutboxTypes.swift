@@ -1,6 +1,28 @@
 public import BeaconEngine
 import GRDB
 
+/// A sighting whose wall-clock times are not known yet: heard while the system clock was not synchronised, it is
+/// kept with its monotonic times and posted once they can be labelled (`SightingClock`).
+public struct PendingTime: Hashable, Sendable {
+    /// The visit's first and the event's last advert, on the monotonic clock (nanoseconds).
+    public var firstSeen: Int64
+    public var lastSeen: Int64
+    /// When it was queued, on the monotonic clock.
+    public var queuedAt: Int64
+    /// The boot those monotonic times belong to.
+    public var bootID: String
+    /// Wall minus monotonic when it was queued: the best guess then, from a clock not yet synchronised.
+    public var offset: Int64
+
+    public init(firstSeen: Int64, lastSeen: Int64, queuedAt: Int64, bootID: String, offset: Int64) {
+        self.firstSeen = firstSeen
+        self.lastSeen = lastSeen
+        self.queuedAt = queuedAt
+        self.bootID = bootID
+        self.offset = offset
+    }
+}
+
 /// A sighting ready for the queue: its id, its kind (which decides eviction), the request body to send, and
 /// the few fields `status` shows in its list of recent sightings.
 public struct OutboxItem: Hashable, Sendable {
@@ -12,11 +34,14 @@ public struct OutboxItem: Hashable, Sendable {
     public var seenAt: Int64
     public var rssi: Double?
     public var proximity: String
+    /// Set when the body's times are provisional (see `PendingTime`).
+    public var pendingTime: PendingTime?
 
     public init(
         sightingID: String, kind: SightingKind, body: String, bikeID: String = "", seenAt: Int64 = 0, rssi: Double? = nil,
-        proximity: String = "unknown"
+        proximity: String = "unknown", pendingTime: PendingTime? = nil
     ) {
+        self.pendingTime = pendingTime
         self.sightingID = sightingID
         self.kind = kind
         self.body = body
@@ -50,6 +75,8 @@ public struct OutboxEntry: Hashable, Sendable {
     /// When it was queued (the caller's clock, milliseconds since the epoch).
     public var createdAt: Int64
     public var attempts: Int
+    /// Set while the body's times are provisional: the poster settles them before sending.
+    public var pendingTime: PendingTime?
 
     init(row: Row) {
         sequence = row["seq"]
@@ -58,6 +85,11 @@ public struct OutboxEntry: Hashable, Sendable {
         body = row["body"]
         createdAt = row["createdAt"]
         attempts = row["attempts"]
+        if let first: Int64 = row["pendingFirstSeen"], let last: Int64 = row["pendingLastSeen"], let queued: Int64 = row["pendingQueuedAt"],
+            let boot: String = row["pendingBootId"], let offset: Int64 = row["pendingOffset"]
+        {
+            pendingTime = PendingTime(firstSeen: first, lastSeen: last, queuedAt: queued, bootID: boot, offset: offset)
+        }
     }
 }
 

@@ -26,10 +26,15 @@ public struct SightingPayload: Codable, Hashable, Sendable {
     public var count: Int
     public var rssi: Double?
     public var proximity: String
+    /// false when the times come from a clock that was never synchronised (sent so only after waiting for it;
+    /// see `SightingClock`); absent otherwise.
+    public var clockSynchronized: Bool?
 
-    public init(_ sighting: Sighting, stationID: String, latitude: Double, longitude: Double) {
+    /// `offset` turns the sighting's times into wall time: 0 for a replay (its times are wall times already),
+    /// wall minus monotonic for live capture.
+    public init(_ sighting: Sighting, stationID: String, latitude: Double, longitude: Double, offset: Int64 = 0) {
         bikeId = sighting.bikeID
-        date = sighting.lastSeen.iso8601
+        date = Self.iso(sighting.lastSeen.nanosecondsSinceEpoch, offset)
         self.latitude = latitude
         self.longitude = longitude
         sightingId = sighting.id.description
@@ -38,8 +43,8 @@ public struct SightingPayload: Codable, Hashable, Sendable {
         uuid = sighting.beacon.uuid.description
         major = sighting.beacon.major
         minor = sighting.beacon.minor
-        firstSeen = sighting.firstSeen.iso8601
-        lastSeen = sighting.lastSeen.iso8601
+        firstSeen = Self.iso(sighting.firstSeen.nanosecondsSinceEpoch, offset)
+        lastSeen = Self.iso(sighting.lastSeen.nanosecondsSinceEpoch, offset)
         count = sighting.count
         rssi = sighting.rssi.map { ($0 * 10).rounded() / 10 }
         proximity = sighting.proximity.rawValue
@@ -53,11 +58,30 @@ public struct SightingPayload: Codable, Hashable, Sendable {
         return String(decoding: (try? encoder.encode(self)) ?? Data("{}".utf8), as: UTF8.self)
     }
 
-    /// The outbox row for a sighting.
-    public static func outboxItem(_ sighting: Sighting, stationID: String, latitude: Double, longitude: Double) -> OutboxItem {
-        let payload = SightingPayload(sighting, stationID: stationID, latitude: latitude, longitude: longitude)
+    static func iso(_ nanoseconds: Int64, _ offset: Int64) -> String {
+        CaptureTime(nanosecondsSinceEpoch: nanoseconds &+ offset).iso8601
+    }
+
+    /// The outbox row for a sighting. With `pending`, its times are monotonic and the clock not synchronised: the
+    /// body carries provisional times (with `pending.offset`) and is settled before it is sent.
+    public static func outboxItem(
+        _ sighting: Sighting, stationID: String, latitude: Double, longitude: Double, offset: Int64 = 0, pending: PendingTime? = nil
+    ) -> OutboxItem {
+        let payload = SightingPayload(sighting, stationID: stationID, latitude: latitude, longitude: longitude, offset: offset)
         return OutboxItem(
             sightingID: payload.sightingId, kind: sighting.kind, body: payload.json, bikeID: sighting.bikeID,
-            seenAt: sighting.lastSeen.nanosecondsSinceEpoch / 1_000_000, rssi: payload.rssi, proximity: payload.proximity)
+            seenAt: (sighting.lastSeen.nanosecondsSinceEpoch &+ offset) / 1_000_000, rssi: payload.rssi, proximity: payload.proximity,
+            pendingTime: pending)
+    }
+
+    /// A queued body with its times settled: labelled with `offset`, and marked when the clock was not synchronised.
+    /// nil when the body is not a sighting's (it was written by beacond, so that is a bug).
+    public static func settled(_ body: String, _ pending: PendingTime, offset: Int64, synchronized: Bool) -> String? {
+        guard var payload = try? JSONDecoder().decode(SightingPayload.self, from: Data(body.utf8)) else { return nil }
+        payload.firstSeen = iso(pending.firstSeen, offset)
+        payload.lastSeen = iso(pending.lastSeen, offset)
+        payload.date = payload.lastSeen
+        payload.clockSynchronized = synchronized ? nil : false
+        return payload.json
     }
 }

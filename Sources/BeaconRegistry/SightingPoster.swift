@@ -26,16 +26,27 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
         /// Why every sighting is being held, while it is.
         var held: String?
         var resumeRequested = false
+        /// The oldest sighting waits for the system clock to be synchronised.
+        var waitingForClock = false
         var delivered = 0
         var retries = 0
         var rejected = 0
     }
 
+    /// Reads the system's clocks, for sightings queued before the clock was synchronised (`SightingClock`);
+    /// nil where nothing is ever queued that way (replays, tests).
+    private let systemClocks: (@Sendable () -> ClockReading)?
+    /// How long such a sighting waits for the clock before it goes anyway, marked `clockSynchronized: false`.
+    private let clockWait: Duration
+
     /// `wallClock` gives milliseconds since the epoch for the delivered/dead-letter records.
     public init(
         outbox: Outbox, registry: any Registry, clock: C, backoff: Backoff = Backoff(base: .seconds(2), cap: .seconds(600)),
-        logger: Logger, wallClock: @escaping @Sendable () -> Int64
+        logger: Logger, wallClock: @escaping @Sendable () -> Int64, systemClocks: (@Sendable () -> ClockReading)? = nil,
+        clockWait: Duration = .seconds(600)
     ) {
+        self.systemClocks = systemClocks
+        self.clockWait = clockWait
         self.outbox = outbox
         self.registry = registry
         self.clock = clock
@@ -55,7 +66,9 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
 
     public var statistics: PosterStatistics {
         state.withLock {
-            PosterStatistics(delivered: $0.delivered, retries: $0.retries, rejected: $0.rejected, lastError: $0.lastError, held: $0.held)
+            PosterStatistics(
+                delivered: $0.delivered, retries: $0.retries, rejected: $0.rejected, lastError: $0.lastError, held: $0.held,
+                waitingForClock: $0.waitingForClock)
         }
     }
 
@@ -70,10 +83,15 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
                 try? await clock.sleep(for: .seconds(5))
                 continue
             }
-            guard let entry else {
+            guard var entry else {
                 // Nothing to send: wait for a nudge, or look again now and then in case one was missed.
+                state.withLock { $0.waitingForClock = false }
                 await doorbell.wait(timeout: idlePoll, clock: clock)
                 continue
+            }
+            if let pending = entry.pendingTime {
+                guard let body = await settle(entry, pending) else { continue }
+                entry.body = body
             }
             let outcome = await registry.post(body: entry.body, sightingID: entry.sightingID)
             do {
@@ -133,6 +151,48 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
         }
     }
 
+    /// The times of a sighting queued before the clock was synchronised: settled and stored when they can be, nil
+    /// after waiting a little (the caller looks at the queue again).
+    private func settle(_ entry: OutboxEntry, _ pending: PendingTime) async -> String? {
+        guard let reading = systemClocks?() else {
+            // No clock to settle with: the provisional times are the best there are.
+            return SightingPayload.settled(entry.body, pending, offset: pending.offset, synchronized: false) ?? entry.body
+        }
+        switch SightingClock.decide(pending, reading: reading, limit: clockWait) {
+        case .wait(let left):
+            let first = state.withLock { state in
+                defer { state.waitingForClock = true }
+                return !state.waitingForClock
+            }
+            if first {
+                logger.warning(
+                    "the system clock is not synchronised: sightings wait for it before they are sent",
+                    metadata: ["clock.wait": "\(clockWait)"])
+            }
+            await doorbell.wait(timeout: min(left, .seconds(1)), clock: clock)
+            return nil
+        case .settle(let offset, let synchronized):
+            state.withLock { $0.waitingForClock = false }
+            guard let body = SightingPayload.settled(entry.body, pending, offset: offset, synchronized: synchronized) else {
+                logger.error("a queued sighting's body is not a sighting; sent as it is", metadata: ["sighting.id": "\(entry.sightingID)"])
+                return entry.body
+            }
+            do {
+                try outbox.settleTime(entry, body: body)
+            } catch {
+                logger.error("outbox write failed; retrying", metadata: ["error": "\(error)"])
+                try? await clock.sleep(for: .seconds(5))
+                return nil
+            }
+            if !synchronized {
+                logger.warning(
+                    "a sighting goes with times from an unsynchronised clock (clockSynchronized: false)",
+                    metadata: ["sighting.id": "\(entry.sightingID)"])
+            }
+            return body
+        }
+    }
+
     /// Waits out a hold: until `delay` has passed or `resume()` says the configuration changed (new sightings
     /// ring the same doorbell; they do not end the wait).
     private func waitWhileHeld(_ delay: Duration) async {
@@ -151,4 +211,6 @@ public struct PosterStatistics: Hashable, Sendable {
     public var lastError: String?
     /// Why every sighting is held (the registry refuses the key, moved, or is not at the URL), while it is.
     public var held: String?
+    /// The oldest sighting waits for the system clock to be synchronised.
+    public var waitingForClock = false
 }

@@ -111,6 +111,28 @@ import Testing
         try writer.close()
     }
 
+    /// A sighting heard before the clock was synchronised keeps its monotonic times through the queue until they are
+    /// settled; then it is an ordinary row.
+    @Test func pendingTimesAreKeptUntilSettled() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("outbox.sqlite")
+        let pending = PendingTime(firstSeen: 1, lastSeen: 2, queuedAt: 3, bootID: "boot", offset: -4)
+        do {
+            var item = Self.item(1)
+            item.pendingTime = pending
+            try Outbox(path: path).enqueue([item, Self.item(2)], now: 1)
+        }
+        let outbox = try Outbox(path: path)
+        let oldest = try #require(try outbox.oldest())
+        #expect(oldest.pendingTime == pending)
+        #expect(try outbox.pendingTimes() == 1)
+        try outbox.settleTime(oldest, body: "{\"settled\":true}")
+        let settled = try #require(try outbox.oldest())
+        #expect(settled.pendingTime == nil && settled.body == "{\"settled\":true}")
+        #expect(try outbox.pendingTimes() == 0)
+    }
+
     @Test func anUnopenableOutboxIsAClearError() {
         #expect {
             try Outbox(path: "/nonexistent/dir/outbox.sqlite")

@@ -47,7 +47,7 @@ extension Doctor {
         let name = "clock"
         switch ClockSynchronization.read() {
         case .synchronized(let error):
-            return .ok(name, "synchronised (maximum error \(error / 1_000) ms)")
+            return .ok(name, "synchronised" + (error.map { " (maximum error \($0 / 1_000) ms)" } ?? " (systemd-timesyncd says so)"))
         case .unsynchronized:
             return .fail(
                 name, "not synchronised: sightings carry the wrong time until NTP sets the clock",

@@ -7,6 +7,10 @@
 /// threads apart. 0 or an errno.
 int CSystemShims_setThreadName(const char *name);
 
+/// Reads up to `count` datagrams waiting on `fd` in one system call (recvmmsg, MSG_DONTWAIT), the i-th into
+/// `buffers + i * size`, its length in `lengths[i]`. How many were read; 0 when none waited; -1 with errno.
+int CSystemShims_receiveMany(int fd, void *buffers, unsigned size, unsigned count, unsigned *lengths);
+
 /// The kernel's clock discipline, read without changing anything (adjtimex with no modes): the maximum error it
 /// estimates, in microseconds, and its status bits (STA_UNSYNC, …). The clock state (TIME_OK …), or -1 with errno
 /// (EPERM where seccomp denies @clock, as systemd's ProtectClock= does).
