@@ -5,7 +5,11 @@
 //    runs: `HCICapture.poll` → `AdvertDecoder` → `BeaconAdvert` → the advert ring (drained by a second
 //    thread). The yardstick, in the same run: a bare read(2) loop on the same socketpair, which is the kernel's
 //    share and the least any live path can cost. CPU time of the reading thread (CLOCK_THREAD_CPUTIME_ID).
-// 2. Watchdog reaction: a controller that answers commands and sends one report after each scan enable (as
+// 2. Paced adverts, as a radio delivers them (2,000 and 200 a second, evenly spread): the capture thread's wake-ups
+//    per second (context switches of the reading thread, getrusage RUSAGE_THREAD), its CPU per advert, and the
+//    latency from an advert's write to its arrival in the ring (p50, p99), with adverts read as each comes
+//    (gather 0, what beacond did) and gathered 50 ms after the first wakes the thread, then read with recvmmsg.
+// 3. Watchdog reaction: a controller that answers commands and sends one report after each scan enable (as
 //    btvirt does), then goes silent. The time from the end of the allowed silence to the first command of the
 //    rescan is the watchdog's reaction.
 import BeaconCapture
@@ -69,6 +73,7 @@ struct Options {
     var adverts = 1_000_000
     var iterations = 5
     var rounds = 21
+    var pacedSeconds = 20.0
 
     init(_ arguments: [String]) {
         var arguments = arguments[...]
@@ -77,13 +82,14 @@ struct Options {
             case "--adverts": adverts = Int(arguments.popFirst() ?? "") ?? adverts
             case "--iterations": iterations = Int(arguments.popFirst() ?? "") ?? iterations
             case "--rounds": rounds = Int(arguments.popFirst() ?? "") ?? rounds
-            default: fail("usage: LiveBenchmark [--adverts N] [--iterations N] [--rounds N]")
+            case "--paced-seconds": pacedSeconds = Double(arguments.popFirst() ?? "") ?? pacedSeconds
+            default: fail("usage: LiveBenchmark [--adverts N] [--iterations N] [--rounds N] [--paced-seconds S]")
             }
         }
     }
 }
 let options = Options(Array(CommandLine.arguments.dropFirst()))
-let adverts = options.adverts, iterations = options.iterations, rounds = options.rounds
+let adverts = options.adverts, iterations = options.iterations, rounds = options.rounds, pacedSeconds = options.pacedSeconds
 
 // ---------------------------------------------------------------- 1. CPU per advert
 /// The yardstick: read(2) every packet, nothing else. CPU ns of this thread.
@@ -161,7 +167,110 @@ print(String(format: "  read(2) alone (the kernel's share)      %7.1f ns/advert 
 print(String(format: "  HCICapture.poll + decode + ring          %7.1f ns/advert   %.2fx", liveNs, liveNs / bareNs))
 print(String(format: "  beacond's own share                      %7.1f ns/advert", liveNs - bareNs))
 
-// ---------------------------------------------------------------- 2. watchdog reaction
+// ---------------------------------------------------------------- 2. paced adverts
+/// An iBeacon report whose minor is `n` (each unique in a paced run, to find its send time).
+func beaconReport(_ n: Int) -> [UInt8] {
+    let uuid: [UInt8] = [0xE2, 0xC5, 0x6D, 0xB5, 0xDF, 0xFB, 0x48, 0xD2, 0xB0, 0x60, 0xD0, 0xF5, 0xA7, 0x10, 0x96, 0xE0]
+    let data: [UInt8] = [0x02, 0x01, 0x06, 0x1A, 0xFF, 0x4C, 0x00, 0x02, 0x15] + uuid + [0x00, 0x01, UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF), 0xC5]
+    let body: [UInt8] = [0x01, 0x00, 0x01, UInt8(n & 0xFF), 0x22, 0x33, 0x44, 0x55, 0x66, UInt8(data.count)] + data + [0xC0]
+    return [0x04, 0x3E, UInt8(body.count + 1), 0x02] + body
+}
+
+/// Context switches of the calling thread so far: each is a wake-up (or a preemption) of it.
+func threadSwitches() -> Int {
+    var usage = rusage()
+    getrusage(__rusage_who_t(1), &usage)  // RUSAGE_THREAD (a GNU extension Glibc's module does not name)
+    return usage.ru_nvcsw + usage.ru_nivcsw
+}
+
+struct Paced {
+    var wakeupsPerSecond: Double
+    var cpuPerAdvert: Double
+    var p50: Double
+    var p99: Double
+}
+
+func paced(rate: Int, seconds: Double, gather: Int) -> Paced {
+    let count = min(Int(Double(rate) * seconds), 65_536)
+    let (near, far) = socketPair()
+    defer { close(far) }
+    var settings = HCICapture.Settings(intervalMilliseconds: 100, windowMilliseconds: 100)
+    settings.gatherMilliseconds = gather
+    let capture = HCICapture(sockets: [HCISocket(descriptor: near, deviceID: 0)], settings: settings)
+    /// Send times by minor, written by the writer before each write and read by the consumer after the advert has
+    /// come through the socket and the ring (both publish what was written before).
+    struct SendTimes: @unchecked Sendable { let times: UnsafeMutablePointer<Int64> }
+    let sent = SendTimes(times: .allocate(capacity: count))
+    defer { sent.times.deallocate() }
+    let packets = (0..<count).map(beaconReport)
+    let ring = AdvertRing(capacity: 4_096)
+    let done = Atomic<Bool>(false)
+    let latencies = Mutex<[Int64]>([])
+    let consumer = Thread { [ring] in
+        var consumer = ring.makeConsumer()
+        var seen: [Int64] = []
+        seen.reserveCapacity(count)
+        while !done.load(ordering: .acquiring) || ring.statistics.depth > 0 {
+            let now = monotonic()
+            if consumer.drain(limit: 4_096, { seen.append(now - sent.times[Int($0.beacon.minor)]) }) == 0 { usleep(1_000) }
+        }
+        latencies.withLock { $0 = seen }
+    }
+    consumer.start()
+    let start = monotonic() + 20_000_000
+    let writer = Thread {
+        for n in 0..<count {
+            var due = timespec(tv_sec: Int((start + Int64(n) * 1_000_000_000 / Int64(rate)) / 1_000_000_000), tv_nsec: Int((start + Int64(n) * 1_000_000_000 / Int64(rate)) % 1_000_000_000))
+            clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &due, nil)
+            sent.times[n] = monotonic()
+            _ = packets[n].withUnsafeBytes { write(far, $0.baseAddress, $0.count) }
+        }
+    }
+    writer.start()
+    var producer = ring.makeProducer()
+    var decoder = AdvertDecoder()
+    let switchesBefore = threadSwitches()
+    let cpuBefore = threadCPU()
+    let wallBefore = monotonic()
+    var got = 0
+    while got < count {
+        _ = try? capture.poll(timeoutMilliseconds: 200) { record in
+            decoder.decode(record) { advert in
+                if let beacon = BeaconAdvert(advert) {
+                    producer.push(beacon)
+                    got += 1
+                }
+            }
+        }
+    }
+    let cpu = threadCPU() - cpuBefore
+    let wall = Double(monotonic() - wallBefore) / 1e9
+    let switches = threadSwitches() - switchesBefore
+    done.store(true, ordering: .releasing)
+    while latencies.withLock({ $0.isEmpty }) { usleep(1_000) }
+    let sorted = latencies.withLock { $0 }.sorted()
+    return Paced(
+        wakeupsPerSecond: Double(switches) / wall, cpuPerAdvert: Double(cpu) / Double(count),
+        p50: Double(sorted[sorted.count / 2]) / 1e6, p99: Double(sorted[sorted.count * 99 / 100]) / 1e6)
+}
+
+print("Paced adverts (\(pacedSeconds) s each, a fake radio on a socketpair): the capture thread")
+print("  rate      gather   wake-ups/s   CPU ns/advert   write -> ring p50   p99")
+for rate in [2_000, 200] {
+    var results: [Int: Paced] = [:]
+    for gather in [0, 50] {
+        let result = paced(rate: rate, seconds: pacedSeconds, gather: gather)
+        results[gather] = result
+        print(String(format: "  %5d/s   %3d ms   %10.1f   %13.0f   %14.2f ms   %6.2f ms", rate, gather, result.wakeupsPerSecond, result.cpuPerAdvert, result.p50, result.p99))
+    }
+    if let before = results[0], let after = results[50] {
+        print(String(format: "  %5d/s   gathered: %.2fx the wake-ups, %.2fx the CPU per advert", rate, after.wakeupsPerSecond / before.wakeupsPerSecond,
+                     after.cpuPerAdvert / before.cpuPerAdvert))
+        if rate == 2_000 && after.wakeupsPerSecond > 50 { fail("more than 50 wake-ups a second at 2,000 adverts/s: \(after.wakeupsPerSecond)") }
+    }
+}
+
+// ---------------------------------------------------------------- 3. watchdog reaction
 /// The far side of the socket: answers every command (LE features: legacy), sends one report after each
 /// scan enable, and notes when the first command after each report arrived.
 final class Responder: @unchecked Sendable {
