@@ -1,5 +1,5 @@
 import BeaconEngine
-public import Logging
+import Logging
 public import ServiceLifecycle
 
 /// Runs the capture source for the service group. It is the last service, so it starts once the outbox,

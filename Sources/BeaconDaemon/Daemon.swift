@@ -115,8 +115,9 @@ public struct Daemon: Sendable {
             clock: ContinuousClock(), interval: .seconds(configuration.refreshInterval), logger: logger, wallClock: wallClock)
         if !refresher.loadCache() {
             // Nothing cached (a first start): without a set nothing can be detected, so one attempt at the
-            // registry comes first. With a cache, capture starts at once, network or not.
-            await refresher.refreshOnce()
+            // registry comes first, for half the unit's TimeoutStartSec at most. With a cache, capture starts at
+            // once, network or not.
+            await refresher.firstRefresh(patience: .seconds(30))
         }
         // Live sightings carry monotonic times, labelled with the wall clock when it is synchronised (SightingClock).
         let runtimeDirectory = environment["RUNTIME_DIRECTORY"]?.split(separator: ":").first.map(String.init)

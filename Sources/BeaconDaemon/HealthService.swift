@@ -1,4 +1,4 @@
-public import Logging
+import Logging
 public import ServiceLifecycle
 
 /// Tells systemd how the daemon is: `WATCHDOG=1` only while it is not stuck (capture and engine run, so a stuck

@@ -1,5 +1,5 @@
 public import BeaconWire
-public import BeaconEngine
+import BeaconEngine
 public import BeaconRegistry
 import Synchronization
 

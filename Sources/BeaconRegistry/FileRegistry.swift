@@ -1,6 +1,6 @@
 public import BeaconWire
 import BeaconCapture
-public import BeaconEngine
+import BeaconEngine
 import SystemPackage
 
 /// The embedded registry for a standalone café and the demo: the missing set from a local JSON file (the

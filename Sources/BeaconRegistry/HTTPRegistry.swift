@@ -1,6 +1,6 @@
 public import BeaconWire
 public import AsyncHTTPClient
-public import BeaconEngine
+import BeaconEngine
 import NIOCore
 import NIOHTTP1
 import NIOSSL
@@ -70,7 +70,7 @@ public final class HTTPRegistry: Registry {
         // decoded copy of it is ever held whole (16 MiB of JSON took 180 MB that way).
         let outcome: Answer
         do {
-            outcome = try await withDeadline(configuration.requestTimeout) {
+            outcome = try await withDeadline(configuration.listTimeout) {
                 [client, timeout, request, maximum = configuration.maximumResponseBytes] in
                 let response = try await client.execute(request, timeout: timeout)
                 guard response.status == .ok || response.status.code == 203 else {

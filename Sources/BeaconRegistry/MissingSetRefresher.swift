@@ -18,6 +18,8 @@ public final class MissingSetRefresher<C: Clock>: Sendable where C.Duration == D
     private let wallClock: @Sendable () -> Int64
     private let doorbell = Doorbell()
     private let state: Mutex<State>
+    /// A first start's attempt still under way when its patience ran out, for `run` to finish.
+    private let carriedOver = Mutex<Task<Bool, Never>?>(nil)
 
     struct State {
         var status: RegistrySyncStatus
@@ -173,10 +175,40 @@ public final class MissingSetRefresher<C: Clock>: Sendable where C.Duration == D
         }
     }
 
+    /// A first start's attempt at the registry (there is no cache, so without it nothing can be detected), waited
+    /// for at most `patience`: a registry slow to send a big list must not hold capture, and READY=1, past the
+    /// unit's start timeout. An attempt still under way then is not abandoned (the list is still worth having);
+    /// `run` takes its result as its own first. Returns whether the list came within `patience`.
+    @discardableResult
+    public func firstRefresh(patience: Duration) async -> Bool {
+        let finished = Doorbell()
+        let result = Mutex<Bool?>(nil)
+        let attempt = Task {
+            let succeeded = await refreshOnce()
+            result.withLock { $0 = succeeded }
+            finished.ring()
+            return succeeded
+        }
+        await finished.wait(timeout: patience, clock: clock)
+        if let succeeded = result.withLock({ $0 }) { return succeeded }
+        carriedOver.withLock { $0 = attempt }
+        logger.warning(
+            "no bike list within \(patience.components.seconds) s of starting; capture starts without one while the request carries on",
+            metadata: ["registry": "\(registry.displayName)"])
+        return false
+    }
+
     /// Refreshes until cancelled.
     public func run() async {
+        var carried = carriedOver.withLock { $0.take() }
         while !Task.isCancelled {
-            let succeeded = await refreshOnce()
+            let succeeded: Bool
+            if let attempt = carried {
+                carried = nil
+                succeeded = await withTaskCancellationHandler { await attempt.value } onCancel: { attempt.cancel() }
+            } else {
+                succeeded = await refreshOnce()
+            }
             let delay = state.withLock { state in
                 var random = SystemRandomNumberGenerator()  // stateless; see SightingPoster.run
                 return succeeded ? jittered(interval, fraction: jitter, using: &random) : state.backoff.next(using: &random)

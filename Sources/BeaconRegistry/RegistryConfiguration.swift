@@ -21,15 +21,19 @@ public struct RegistryConfiguration: Sendable {
     public var latitude: Double
     public var longitude: Double
     public var connectTimeout: Duration
-    /// The whole request, connection included.
+    /// A whole `POST /sightings`, connection included; also the longest silence inside any answer.
     public var requestTimeout: Duration
+    /// A whole `GET /bikes`, every byte of the list included: the largest list (16 MiB) on a Pi's slow uplink
+    /// takes far longer than a sighting's post.
+    public var listTimeout: Duration
     /// A `GET /bikes` answer larger than this is refused (65,536 bikes with long names fit in 16 MiB).
     public var maximumResponseBytes: Int
 
     public init(
         location: Location, authentication: Authentication = .query, apiKey: APIKey? = nil, stationID: String,
         latitude: Double = 0, longitude: Double = 0, connectTimeout: Duration = .seconds(5),
-        requestTimeout: Duration = .seconds(20), maximumResponseBytes: Int = 16 * 1024 * 1024
+        requestTimeout: Duration = .seconds(20), listTimeout: Duration = .seconds(120),
+        maximumResponseBytes: Int = 16 * 1024 * 1024
     ) {
         self.location = location
         self.authentication = authentication
@@ -39,6 +43,7 @@ public struct RegistryConfiguration: Sendable {
         self.longitude = longitude
         self.connectTimeout = connectTimeout
         self.requestTimeout = requestTimeout
+        self.listTimeout = listTimeout
         self.maximumResponseBytes = maximumResponseBytes
     }
 

@@ -101,6 +101,38 @@ import Testing
         }
     }
 
+    /// A first start waits for a slow registry only so long; the request is not abandoned, and the refresher's loop
+    /// takes its list as its first result instead of asking again.
+    @Test func aSlowFirstListIsWaitedForBrieflyAndStillTaken() async throws {
+        let server = RegistryServer()
+        try await server.start()
+        defer { Task { await server.stop() } }
+        server.requireKey(secretKey)
+        server.setBikes(Self.bikes)
+        server.setLatency(.seconds(3))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try await withRefresher(server, directory: directory) { rig in
+            let started = ContinuousClock.now
+            #expect(await rig.refresher.firstRefresh(patience: .seconds(1)) == false)
+            let waited = ContinuousClock.now - started
+            #expect(waited >= .seconds(1) && waited < .seconds(2), "waited \(waited)")
+            #expect(rig.mailbox.latest.count == 0)
+            let loop = Task { await rig.refresher.run() }
+            defer { loop.cancel() }
+            var taken = false
+            for _ in 0..<60 where !taken {
+                try await Task.sleep(for: .milliseconds(100))
+                taken = rig.mailbox.latest.contains(region: 0, major: 1, minor: 7)
+            }
+            #expect(taken, "the first request's list never arrived")
+            #expect(server.requests.filter { $0.path == "/bikes" }.count == 1, "the loop asked again instead of taking the first answer")
+            // A quick registry: the first start's attempt answers inside its patience.
+            server.setLatency(.zero)
+            #expect(await rig.refresher.firstRefresh(patience: .seconds(5)))
+        }
+    }
+
     /// A list whose entries are mostly of the wrong type does not replace a good set: it is kept, and status says
     /// why and how many were skipped.
     @Test func aMostlyUnusableListDoesNotReplaceAGoodSet() async throws {

@@ -28,7 +28,7 @@ func httpConfiguration(_ server: RegistryServer, authentication: RegistryConfigu
     RegistryConfiguration(
         location: .http(base: server.baseURL), authentication: authentication, apiKey: APIKey(secretKey),
         stationID: "cafe-1", latitude: 51.5, longitude: -0.12, connectTimeout: .seconds(5),
-        requestTimeout: .seconds(8), maximumResponseBytes: 64 * 1024)
+        requestTimeout: .seconds(8), listTimeout: .seconds(8), maximumResponseBytes: 64 * 1024)
 }
 
 /// A logger whose lines the test can read.

@@ -189,13 +189,14 @@ $B doctor --json | json 'd["passed"] and len(d["checks"]) >= 8' | grep -q True &
 # ---------------------------------------------------------------------------------------------------- seccomp, strictly
 # The shipped unit answers a filtered system call with EPERM, which logs nothing. To see every call it filters, each
 # backend runs once more with a drop-in that kills instead (SIGSYS, and an audit record in the kernel log). The
-# canary proves such a record reaches the journal here. One call is let through: libdispatch's setpriority, which
-# the unit denies on purpose (see its SystemCallErrorNumber= comment), which the service could not succeed in
-# without CAP_SYS_NICE, and which libdispatch tolerates failing.
+# canary proves such a record reaches the journal here. Two calls are let through, both denied by the unit on
+# purpose and both tolerated failing: libdispatch's setpriority (see the unit's SystemCallErrorNumber= comment), and
+# the clock check's clock_adjtime (read-only, refused by ProtectClock=, which only ProtectClock=no lifts: its filter
+# is applied after every drop-in's), after which beacond reads systemd-timesyncd's flag instead.
 systemd-run --quiet --wait -p SystemCallFilter=~uname uname > /dev/null 2>&1
 wait_for 'journalctl -k --no-pager | grep -q "type=1326.*comm=\"uname\""' 10 && ok "canary: a killed system call shows in the kernel log" \
     || fail "canary: no seccomp record for uname ($(journalctl -k --no-pager | tail -3))"
-printf '[Service]\nSystemCallFilter=setpriority\nSystemCallErrorNumber=\n' > /etc/systemd/system/beacond.service.d/test-seccomp-kill.conf
+printf '[Service]\nSystemCallFilter=setpriority\nProtectClock=no\nSystemCallErrorNumber=\n' > /etc/systemd/system/beacond.service.d/test-seccomp-kill.conf
 systemctl daemon-reload
 for backend in monitor hci dbus; do
     sed -i "s/^backend = .*/backend = $backend/" $CONF
@@ -204,7 +205,7 @@ for backend in monitor hci dbus; do
     stop_advertising; sleep 8; advertising & ADVERTISING=$!
     wait_for '[ "$(sightings)" -gt "$count" ]' 90 && $B status > /dev/null && systemctl reload beacond && sleep 2 \
         && systemctl stop beacond && [ "$(show Result)" = success ] \
-        && ok "$backend backend under a kill-on-violation filter (setpriority aside): heard, delivered, status, reload, stop" \
+        && ok "$backend backend under a kill-on-violation filter (setpriority and clock_adjtime aside): heard, delivered, status, reload, stop" \
         || { fail "$backend backend under the strict filter: result $(show Result)"; journal_since $started -u beacond | tail -10; }
 done
 rm /etc/systemd/system/beacond.service.d/test-seccomp-kill.conf
@@ -309,6 +310,77 @@ for round in 1 2; do
     sync; echo 3 > /proc/sys/vm/drop_caches; by_hand
 done
 systemctl start beacond
+
+# ---------------------------------------------------------------------------------------------------- a Pi's clock
+# As on a Pi without a real-time clock: the clock starts 3 h behind and unsynchronised (systemd-timesyncd's run
+# directory there, no `synchronized` flag: this test plays timesyncd's part, as the guest has no network). The
+# beacon is heard; then the clock is stepped to the true time and marked synchronised, as NTP does; later it is
+# stepped +30 s and back. The truth is the guest's clock before the test moved it, carried on by its uptime.
+truth() { awk -v base="$truth_base" -v up0="$truth_uptime" -v up="$(cut -d' ' -f1 /proc/uptime)" 'BEGIN { printf "%.3f", base + up - up0 }'; }
+stop_advertising
+systemctl stop beacond
+truth_base=$(date +%s.%N); truth_uptime=$(cut -d' ' -f1 /proc/uptime)
+date -s "@$(awk -v t="$truth_base" 'BEGIN { printf "%.3f", t - 10800 }')" > /dev/null
+python3 clock.py unsync > /dev/null
+mkdir -p /run/systemd/timesync && rm -f /run/systemd/timesync/synchronized
+before=$(cat /srv/reg2/sightings.jsonl 2> /dev/null | wc -l)
+started=$(date +%s)
+systemctl start beacond
+advertising & ADVERTISING=$!
+# The truth for the enter: when status first shows the visit (its first advert came at most a second or so before).
+wait_for '[ "$(status_json | json "d[\"sightings\"][\"openVisits\"]")" -ge 1 ] 2>/dev/null' 60 && ok "clock 3 h behind and unsynchronised: the beacon is heard" \
+    || fail "the beacon was not heard: $($B status)"
+heard_at=$(truth)
+sleep 5
+[ "$(cat /srv/reg2/sightings.jsonl 2> /dev/null | wc -l)" = "$before" ] && ok "nothing is sent while the clock is unsynchronised" \
+    || fail "sent before the clock was known: $(tail -1 /srv/reg2/sightings.jsonl)"
+[ "$(status_json | json 'd["clockSynchronized"]')" = False ] && status_json | json 'd["warnings"]' | grep -q "not synchronised" \
+    && ok "status says the clock is not synchronised" || fail "status: $(status_json | json 'd["clockSynchronized"], d["warnings"]')"
+journal_since $started -u beacond | grep -q "clock is not synchronised" && ok "the journal says so" || fail "no journal line about the clock"
+doctor_line clock | grep -q '^FAIL  clock: not synchronised' && ok "doctor says so" || fail "doctor: $(doctor_line clock)"
+# NTP: the clock stepped to the true time, and synchronised.
+date -s "@$(truth)" > /dev/null
+python3 clock.py sync > /dev/null
+touch /run/systemd/timesync/synchronized
+wait_for '[ "$(cat /srv/reg2/sightings.jsonl 2> /dev/null | wc -l)" -gt "$before" ]' 30 && ok "once synchronised, the waiting sighting is sent" \
+    || fail "nothing sent after synchronisation: $($B status)"
+sleep 3
+# A small step forward and back: the visit goes on.
+date -s "@$(awk -v t="$(date +%s.%N)" 'BEGIN { printf "%.3f", t + 30 }')" > /dev/null
+sleep 4
+date -s "@$(truth)" > /dev/null
+sleep 4
+stop_advertising
+left_at=$(truth)
+wait_for '[ "$(tail -n +$((before + 1)) /srv/reg2/sightings.jsonl | grep -c "\"kind\":\"exit\"")" -ge 1 ]' 60 || true
+tail -n +$((before + 1)) /srv/reg2/sightings.jsonl > /tmp/clock-sightings.jsonl
+python3 - "$heard_at" "$left_at" << 'EOF'
+import datetime, json, sys
+heard, left = float(sys.argv[1]), float(sys.argv[2])
+rows = [json.loads(line) for line in open("/tmp/clock-sightings.jsonl") if '"vm-bike"' in line]
+def seconds(text):
+    return datetime.datetime.fromisoformat(text.replace("Z", "+00:00")[:26] + "+00:00").timestamp()
+kinds = [row["kind"] for row in rows]
+print(f"systemd-vm: info: sightings of the visit: {kinds}")
+enter = [row for row in rows if row["kind"] == "enter"]
+exits = [row for row in rows if row["kind"] == "exit"]
+ok = True
+def check(condition, text):
+    global ok
+    print(f"systemd-vm: {'ok' if condition else 'FAIL'} {text}")
+    ok = ok and condition
+check(kinds.count("enter") == 1 and kinds.count("exit") == 1 and kinds.index("exit") == len(kinds) - 1,
+      f"one enter, and one exit only when the beacon stopped, through both steps ({kinds})")
+if enter:
+    error = seconds(enter[0]["firstSeen"]) - heard
+    check(-2 <= error <= 0.5 and "clockSynchronized" not in enter[0], f"the enter's time is the truth (off by {error:+.2f} s), from a synchronised clock")
+if exits:
+    error = seconds(exits[0]["lastSeen"]) - left
+    check(-2 <= error <= 0.5, f"the exit's last advert is the truth (off by {error:+.2f} s)")
+sys.exit(0 if ok else 1)
+EOF
+[ $? = 0 ] || failures=$((failures + 1))
+advertising & ADVERTISING=$!
 
 # ---------------------------------------------------------------------------------------------------- purge
 stop_advertising
