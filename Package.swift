@@ -7,6 +7,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "beacond", targets: ["beacond"]),
+        .executable(name: "bike-registry", targets: ["bike-registry"]),
         // For the nested Benchmarks package, which measures these modules directly.
         .library(name: "BeaconWire", targets: ["BeaconWire"]),
         .library(name: "BeaconCapture", targets: ["BeaconCapture"]),
@@ -32,8 +33,10 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // SQLite for the outbox: transactions, WAL, migrations, without hand-written C calls.
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
-        // Tests only: a real HTTP server on loopback playing the registry, with injectable faults.
+        // bike-registry's HTTP server; in the tests, also a registry on loopback with injectable faults.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        // bike-registry: hashes of station keys and owner tokens (SHA-256), webhook signatures (HMAC-SHA256).
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
@@ -57,6 +60,8 @@ let package = Package(
         // GNU extensions of the C library that Glibc's Swift module leaves out (thread names).
         .target(name: "CSystemShims"),
         .target(name: "BeaconDBus", dependencies: ["CDBus", "CDBusLoad"]),
+        // What beacond and bike-registry share at their edges: sd_notify, Unix socket addresses, the doorbell a worker waits on.
+        .target(name: "DaemonSupport"),
         // Pure bytes -> values: capture containers, HCI events, AD structures, iBeacon frames.
         // No I/O, no clock, no Foundation.
         .target(name: "BeaconWire"),
@@ -75,7 +80,7 @@ let package = Package(
         .target(
             name: "BeaconRegistry",
             dependencies: [
-                "BeaconEngine", "BeaconWire", "BeaconOutbox", "BeaconCapture",
+                "BeaconEngine", "BeaconWire", "BeaconOutbox", "BeaconCapture", "DaemonSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -88,7 +93,7 @@ let package = Package(
         .target(
             name: "BeaconDaemon",
             dependencies: [
-                "BeaconEngine", "BeaconWire", "BeaconRegistry", "BeaconOutbox", "BeaconCapture", "CSystemShims",
+                "BeaconEngine", "BeaconWire", "BeaconRegistry", "BeaconOutbox", "BeaconCapture", "DaemonSupport", "CSystemShims",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -116,8 +121,42 @@ let package = Package(
             dependencies: ["BeaconCLI", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
 
+        // bike-registry's storage: stations, bikes, sightings and the notifications owed, in SQLite. No HTTP.
+        .target(
+            name: "BikeRegistryStore",
+            dependencies: [.product(name: "GRDB", package: "GRDB.swift"), .product(name: "Crypto", package: "swift-crypto")]
+        ),
+        // bike-registry's HTTP API (docs/registry-api.yaml) and the worker that delivers owners' notifications.
+        .target(
+            name: "BikeRegistryServer",
+            dependencies: [
+                "BikeRegistryStore", "DaemonSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // bike-registry's command line: serve, and the operator's station commands.
+        .executableTarget(
+            name: "bike-registry",
+            dependencies: [
+                "BikeRegistryServer", "BikeRegistryStore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"), .product(name: "Hummingbird", package: "hummingbird"),
+            ]
+        ),
+        .testTarget(
+            name: "BikeRegistryTests",
+            dependencies: [
+                "BikeRegistryServer", "BikeRegistryStore", "BeaconTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
+            ]),
+
         .testTarget(name: "BeaconWireTests", dependencies: ["BeaconWire", "BeaconTestSupport"]),
-        .testTarget(name: "BeaconDaemonTests", dependencies: ["BeaconDaemon", "BeaconEngine", "BeaconRegistry", "BeaconWire", "BeaconTestSupport"]),
+        .testTarget(name: "BeaconDaemonTests", dependencies: ["BeaconDaemon", "DaemonSupport", "BeaconEngine", "BeaconRegistry", "BeaconWire", "BeaconTestSupport"]),
         .testTarget(name: "BeaconEngineTests", dependencies: ["BeaconEngine", "BeaconWire", "BeaconTestSupport"]),
         .testTarget(
             name: "BeaconOutboxTests",
@@ -127,7 +166,7 @@ let package = Package(
         .testTarget(
             name: "BeaconRegistryTests",
             dependencies: [
-                "BeaconRegistry", "BeaconOutbox", "BeaconEngine", "BeaconWire", "BeaconTestSupport", "RegistryTestServer",
+                "BeaconRegistry", "BeaconOutbox", "BeaconEngine", "BeaconWire", "BeaconTestSupport", "RegistryTestServer", "DaemonSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ]),

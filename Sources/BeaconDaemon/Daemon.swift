@@ -4,6 +4,7 @@ public import BeaconEngine
 import BeaconOutbox
 import BeaconRegistry
 import BeaconWire
+import DaemonSupport
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

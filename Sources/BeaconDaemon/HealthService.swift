@@ -1,3 +1,4 @@
+import DaemonSupport
 import Logging
 public import ServiceLifecycle
 

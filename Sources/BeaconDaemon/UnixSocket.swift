@@ -1,3 +1,4 @@
+import DaemonSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -29,7 +30,7 @@ final class UnixSocket: @unchecked Sendable {
         if unlink(path) != 0, errno != ENOENT { throw SocketError(operation: "remove stale", path: path, errno: errno) }
         // Created with no access for others, then opened to the group: never a moment with a wider mode.
         let oldMask = umask(0o177)
-        let bound = withAddress(path) { bind(fd, $0, $1) }
+        let bound = UnixAddress.with(path) { bind(fd, $0, $1) }
         umask(oldMask)
         guard bound == 0 else { throw SocketError(operation: "bind", path: path, errno: errno) }
         guard chmod(path, mode) == 0 else { throw SocketError(operation: "chmod", path: path, errno: errno) }
@@ -44,7 +45,7 @@ final class UnixSocket: @unchecked Sendable {
         let socket = UnixSocket(descriptor: fd)
         socket.setTimeouts(seconds: timeoutSeconds)
         var result: Int32
-        repeat { result = withAddress(path) { Glibc.connect(fd, $0, $1) } } while result != 0 && errno == EINTR
+        repeat { result = UnixAddress.with(path) { Glibc.connect(fd, $0, $1) } } while result != 0 && errno == EINTR
         guard result == 0 else { throw SocketError(operation: "connect", path: path, errno: errno) }
         return socket
     }
@@ -143,22 +144,6 @@ final class UnixSocket: @unchecked Sendable {
             if count < 0, errno == EINTR { continue }
             guard count > 0 else { throw SocketError(operation: "write to", path: "control socket", errno: errno) }
             offset += count
-        }
-    }
-
-    /// Calls `body` with a `sockaddr_un` for `path`; an abstract address when `path` starts with "@".
-    static func withAddress<R>(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        var bytes = Array(path.utf8)
-        let abstract = bytes.first == UInt8(ascii: "@")
-        if abstract { bytes[0] = 0 }
-        let capacity = MemoryLayout.size(ofValue: address.sun_path)
-        bytes = Array(bytes.prefix(capacity - 1))
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
-        let length = MemoryLayout<sa_family_t>.size + bytes.count + (abstract ? 0 : 1)
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(length)) }
         }
     }
 }

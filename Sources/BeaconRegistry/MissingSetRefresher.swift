@@ -1,3 +1,4 @@
+import DaemonSupport
 public import BeaconEngine
 public import BeaconWire
 public import Logging

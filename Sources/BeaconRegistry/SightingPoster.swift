@@ -1,3 +1,4 @@
+import DaemonSupport
 import BeaconEngine
 public import BeaconOutbox
 public import Logging

@@ -1,50 +1,8 @@
 import BeaconTestSupport
 import Foundation
-
-/// A `beacond` process started in the background, as systemd would: its output goes to files, it can be
-/// signalled, and its exit is awaited with a deadline.
-final class DaemonProcess {
-    let process = Process()
-    let stdoutPath: String
-    let stderrPath: String
-
-    init(_ arguments: [String], environment: [String: String] = [:], logDirectory: String, name: String) throws {
-        stdoutPath = "\(logDirectory)/\(name).out"
-        stderrPath = "\(logDirectory)/\(name).err"
-        _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
-        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
-        process.executableURL = BeacondRun.binary
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        process.standardOutput = FileHandle(forWritingAtPath: stdoutPath)
-        process.standardError = FileHandle(forWritingAtPath: stderrPath)
-        try process.run()
-    }
-
-    var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
-
-    func terminate() { process.terminate() }
-
-    /// The exit status, or nil when it did not exit within `seconds` (it is then killed).
-    func waitForExit(seconds: Double) async -> Int32? {
-        let deadline = Date().addingTimeInterval(seconds)
-        while process.isRunning && Date() < deadline { try? await Task.sleep(for: .milliseconds(20)) }
-        guard !process.isRunning else {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            return nil
-        }
-        process.waitUntilExit()  // lets Foundation finish with the child, so the Process can be freed
-        return process.terminationStatus
-    }
-
-    deinit {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-    }
-}
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The receiving end of `$NOTIFY_SOCKET`: a Unix datagram socket collecting what the daemon tells systemd.
 ///

@@ -1,4 +1,5 @@
 import BeaconDaemon
+import DaemonSupport
 import Foundation
 import Testing
 

@@ -1,3 +1,4 @@
+import DaemonSupport
 @testable import BeaconRegistry
 import Testing
 

@@ -9,6 +9,8 @@ public struct BeacondRun: Sendable {
     /// The test bundle sits beside the products in the build directory.
     public static let binary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         .deletingLastPathComponent().appendingPathComponent("beacond")
+    /// bike-registry, built beside it.
+    public static let registryBinary = binary.deletingLastPathComponent().appendingPathComponent("bike-registry")
 
     /// Waits for the run on a thread of its own. Swift Testing runs tests on the cooperative pool, which has one
     /// thread per core: a run waited for on a pool thread holds that thread for its whole length, and two of them on

@@ -32,7 +32,7 @@ public final class SystemdNotifier: Sendable {
         defer { close(fd) }
         // A STATUS= value with a newline would start a new field; keep each on its line.
         let message = Array(fields.map { $0.replacingNewlines() }.joined(separator: "\n").utf8)
-        let sent = UnixSocket.withAddress(path) { address, length in
+        let sent = UnixAddress.with(path) { address, length in
             // Never wait for the reader: a manager that stops reading (a stuck systemd, a test harness) would
             // otherwise block the thread that called, and with it the daemon's other services. A message that
             // does not fit now is dropped; the next ping or status line carries the news.

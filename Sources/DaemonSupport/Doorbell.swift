@@ -6,7 +6,9 @@ import Synchronization
 /// Each wait has its own id, and its timeout wakes only that wait: a timeout that fires late (or is cancelled
 /// once the wait is over) must not leave a ring behind, or every later wait would return at once and the
 /// waiter would spin.
-final class Doorbell: Sendable {
+public final class Doorbell: Sendable {
+    public init() {}
+
     private typealias Waiter = (id: UInt64, continuation: CheckedContinuation<Void, Never>)
     private struct State {
         var rung = false
@@ -17,7 +19,7 @@ final class Doorbell: Sendable {
     }
     private let state = Mutex(State())
 
-    func ring() {
+    public func ring() {
         let waiter = state.withLock { state -> Waiter? in
             if let waiter = state.waiter {
                 state.waiter = nil
@@ -30,7 +32,7 @@ final class Doorbell: Sendable {
     }
 
     /// Waits for a ring, or for `timeout` on `clock`, or for cancellation, whichever comes first.
-    func wait<C: Clock>(timeout: Duration, clock: C) async where C.Duration == Duration {
+    public func wait<C: Clock>(timeout: Duration, clock: C) async where C.Duration == Duration {
         let id = state.withLock { state in
             state.lastID += 1
             return state.lastID

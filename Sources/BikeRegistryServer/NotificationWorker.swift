@@ -1,0 +1,127 @@
+import DaemonSupport
+import AsyncHTTPClient
+import BikeRegistryStore
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+import ServiceLifecycle
+
+/// Delivers the notifications the database owes, oldest first, a few at a time. A sighting that makes one due rings
+/// the doorbell, so an owner is told within a second or so; otherwise it looks again when the next retry is due.
+///
+/// Retries back off (5 s by default, doubling to an hour), wait at least `Retry-After`, and survive restarts (the state is in the
+/// database); every attempt carries the same webhook-id. An endpoint that answers 410 is disabled. A message not
+/// delivered within three days is abandoned.
+final class NotificationWorker: Service {
+    private let database: RegistryDatabase
+    private let doorbell: Doorbell
+    private let targets: NotificationTargetPolicy
+    private let client: HTTPClient
+    private let logger: Logger
+    private let retryBase: Double
+    static let concurrency = 8
+    static let giveUpAfter: TimeInterval = 3 * 86_400
+
+    init(database: RegistryDatabase, doorbell: Doorbell, targets: NotificationTargetPolicy, client: HTTPClient, retryBase: Duration, logger: Logger) {
+        self.retryBase = Double(retryBase.components.seconds) + Double(retryBase.components.attoseconds) / 1e18
+        self.database = database
+        self.doorbell = doorbell
+        self.targets = targets
+        self.client = client
+        self.logger = logger
+    }
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                do {
+                    let due = try await self.database.dueNotifications(limit: Self.concurrency * 4)
+                    if due.isEmpty {
+                        let next = try await self.database.nextNotificationDue()
+                        let wait = next.map { max(0.05, min(30, $0.timeIntervalSinceNow)) } ?? 30
+                        await self.doorbell.wait(timeout: .milliseconds(Int(wait * 1000)), clock: ContinuousClock())
+                        continue
+                    }
+                    await withTaskGroup(of: Void.self) { group in
+                        for (index, notification) in due.enumerated() {
+                            if index >= Self.concurrency { await group.next() }
+                            group.addTask { await self.deliver(notification) }
+                        }
+                    }
+                } catch {
+                    self.logger.error("notification worker: \(error)")
+                    try? await Task.sleep(for: .seconds(5))
+                }
+            }
+        }
+    }
+
+    private func deliver(_ notification: PendingNotification) async {
+        let outcome = await attempt(notification)
+        do {
+            switch outcome {
+            case .delivered:
+                try await database.markDelivered(notification.id)
+                logger.info("notification delivered", metadata: ["notification.id": "\(notification.id)", "notification.channel": "\(notification.channel.rawValue)", "bike.id": "\(notification.bikeId)"])
+            case .gone:
+                try await database.disableTarget(bikeId: notification.bikeId, channel: notification.channel, target: notification.target)
+                logger.notice("notification target gone (410); disabled", metadata: ["bike.id": "\(notification.bikeId)", "notification.channel": "\(notification.channel.rawValue)"])
+            case .retry(let reason, let retryAfter):
+                if Date().timeIntervalSince(notification.createdAt) > Self.giveUpAfter {
+                    try await database.abandon(notification.id, error: reason)
+                    logger.warning("notification abandoned after three days", metadata: ["notification.id": "\(notification.id)", "reason": "\(reason)"])
+                    return
+                }
+                let backoff = min(3600, retryBase * pow(2, Double(min(notification.attempts, 12))))
+                let wait = max(backoff, min(3600, retryAfter ?? 0))
+                try await database.retryLater(notification.id, at: Date().addingTimeInterval(wait), error: reason)
+                logger.info("notification retried later", metadata: ["notification.id": "\(notification.id)", "reason": "\(reason)", "retry.seconds": "\(Int(wait))"])
+            }
+        } catch {
+            logger.error("cannot record a notification's delivery: \(error)")
+        }
+    }
+
+    enum Outcome {
+        case delivered
+        case gone
+        case retry(String, retryAfter: TimeInterval?)
+    }
+
+    private func attempt(_ notification: PendingNotification) async -> Outcome {
+        if let refusal = await targets.refusal(for: notification.target) { return .retry("target refused: \(refusal)", retryAfter: 3600) }
+        var request = HTTPClientRequest(url: notification.target)
+        request.method = .POST
+        switch notification.channel {
+        case .webhook:
+            let timestamp = Int(Date().timeIntervalSince1970)
+            guard let signature = WebhookSignature.sign(id: notification.id, timestamp: timestamp, body: notification.payload, secret: notification.webhookSecret)
+            else { return .retry("the bike's webhook secret is malformed", retryAfter: nil) }
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.headers.add(name: "webhook-id", value: notification.id)
+            request.headers.add(name: "webhook-timestamp", value: String(timestamp))
+            request.headers.add(name: "webhook-signature", value: signature)
+            request.body = .bytes(ByteBuffer(string: notification.payload))
+        case .ntfy:
+            guard let payload = try? NotificationPayload.decode(notification.payload) else { return .retry("unreadable payload", retryAfter: 3600) }
+            let message = NtfyMessage(payload)
+            for (name, value) in message.headers { request.headers.add(name: name, value: value) }
+            request.body = .bytes(ByteBuffer(string: message.body))
+        }
+        request.headers.add(name: "User-Agent", value: "bike-registry")
+        do {
+            let response = try await client.execute(request, timeout: .seconds(15))
+            _ = try? await response.body.collect(upTo: 64 * 1024)
+            switch response.status.code {
+            case 200..<300: return .delivered
+            case 410: return .gone
+            default:
+                let retryAfter = response.headers.first(name: "Retry-After").flatMap(TimeInterval.init)
+                return .retry("HTTP \(response.status.code)", retryAfter: retryAfter)
+            }
+        } catch {
+            return .retry("\(error)", retryAfter: nil)
+        }
+    }
+}

@@ -1,0 +1,38 @@
+import BikeRegistryStore
+import Foundation
+
+/// A notification as one ntfy publish: a short text and the Title, Tags, Priority and Click headers. Click opens the
+/// café's position in a map (OpenStreetMap's link works in a phone's browser and in map apps).
+struct NtfyMessage: Equatable {
+    var body: String
+    var headers: [(String, String)]
+
+    static func == (left: NtfyMessage, right: NtfyMessage) -> Bool {
+        left.body == right.body && left.headers.map { "\($0.0):\($0.1)" } == right.headers.map { "\($0.0):\($0.1)" }
+    }
+
+    init(_ payload: NotificationPayload) {
+        let station = payload.data.station
+        let time = payload.data.seenAt.formatted(Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day().time(includingFractionalSeconds: false))
+        let place = String(format: "%.5f, %.5f", station.latitude, station.longitude)
+        switch payload.type {
+        case .seen:
+            body = "Your bike was heard at \(station.name) (\(place)) at \(time) UTC, \(payload.data.proximity)."
+        case .left:
+            body = "Your bike is no longer heard at \(station.name) (\(place)); last heard at \(time) UTC."
+        }
+        headers = [
+            ("Title", Self.headerValue(payload.type == .seen ? "Bike seen at \(station.name)" : "Bike left \(station.name)")),
+            ("Tags", payload.type == .seen ? "motorcycle,warning" : "motorcycle"),
+            ("Priority", payload.type == .seen ? "high" : "default"),
+            ("Click", "https://www.openstreetmap.org/?mlat=\(station.latitude)&mlon=\(station.longitude)#map=18/\(station.latitude)/\(station.longitude)"),
+        ]
+    }
+
+    /// A header value as is when it is printable ASCII; otherwise RFC 2047's UTF-8 encoded word, which ntfy decodes
+    /// (a café's name is often not ASCII).
+    static func headerValue(_ text: String) -> String {
+        if text.utf8.allSatisfy({ (0x20..<0x7f).contains($0) }) { return text }
+        return "=?UTF-8?B?" + Data(text.utf8).base64EncodedString() + "?="
+    }
+}

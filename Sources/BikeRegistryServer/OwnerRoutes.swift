@@ -1,0 +1,210 @@
+import BikeRegistryStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// The owner side: register a bike (no credentials; rate-limited per address), then, with the owner token as
+/// `Authorization: Bearer`, read, change or delete that one bike and read its sightings.
+struct OwnerRoutes: Sendable {
+    let database: RegistryDatabase
+    let registrations: RateLimiter
+    let requests: RateLimiter
+    let targets: NotificationTargetPolicy
+
+    func add<Context: RequestContext>(to router: Router<Context>) {
+        router.post("owner/bikes") { request, context in try await register(request, address: Self.address(context)) }
+        router.get("owner/bikes/:id") { request, context in try await show(request, context) }
+        router.patch("owner/bikes/:id") { request, context in try await change(request, context) }
+        router.delete("owner/bikes/:id") { request, context in try await delete(request, context) }
+        router.get("owner/bikes/:id/sightings") { request, context in try await sightings(request, context) }
+    }
+
+    static func address(_ context: some RequestContext) -> String {
+        (context as? any RemoteAddressRequestContext)?.remoteAddress?.ipAddress ?? "unknown"
+    }
+
+    private func register(_ request: Request, address: String) async throws -> Response {
+        if let wait = registrations.retryAfter("register:\(address)") { throw APIError.tooManyRequests(retryAfter: wait) }
+        let body = try await JSONBody.decode(RegistrationBody.self, from: request)
+        switch try await database.register(body.bike) {
+        case .beaconTaken:
+            throw HTTPError(.conflict, message: "a bike with this beacon (uuid, major, minor) is registered already")
+        case .registered(let registration):
+            return try JSONBody.response(
+                RegistrationAnswer(
+                    id: registration.bike.id, ownerToken: registration.ownerToken, webhookSecret: registration.webhookSecret,
+                    bike: OwnerBike(registration.bike)),
+                status: .created, headers: [.location: "/owner/bikes/\(registration.bike.id)", .cacheControl: "no-store"])
+        }
+    }
+
+    /// The bike this request's token owns, by the path's id. 401 when the token is no owner's (no token, a station
+    /// key, a deleted bike's); 404 when it is another bike's owner's, so ids cannot be probed.
+    private func ownedBike(_ request: Request, _ context: some RequestContext) async throws -> (Bike, token: String) {
+        guard let token = request.headers[.authorization].flatMap(StationRoutes.bearer), !token.isEmpty else {
+            throw APIError.unauthorized("the owner token is required as Authorization: Bearer")
+        }
+        if let wait = requests.retryAfter("owner:\(Secrets.hash(token))") { throw APIError.tooManyRequests(retryAfter: wait) }
+        let id = context.parameters.get("id") ?? ""
+        if let bike = try await database.bike(id: id, ownerToken: token) { return (bike, token) }
+        guard try await database.isOwnerToken(token) else { throw APIError.unauthorized("not an owner token") }
+        throw APIError.notFound
+    }
+
+    private func show(_ request: Request, _ context: some RequestContext) async throws -> Response {
+        let (bike, _) = try await ownedBike(request, context)
+        return try JSONBody.response(OwnerBike(bike), headers: [.cacheControl: "no-store"])
+    }
+
+    private func change(_ request: Request, _ context: some RequestContext) async throws -> Response {
+        let (bike, token) = try await ownedBike(request, context)
+        let body = try await JSONBody.decode(ChangeBody.self, from: request)
+        for case let (name, url??) in [("webhook", body.change.webhookURL), ("ntfy", body.change.ntfyURL)] {
+            if let refusal = await targets.refusal(for: url) { throw APIError.badRequest("notify.\(name): \(refusal)") }
+        }
+        guard let changed = try await database.update(id: bike.id, ownerToken: token, body.change) else { throw APIError.notFound }
+        return try JSONBody.response(OwnerBike(changed), headers: [.cacheControl: "no-store"])
+    }
+
+    private func delete(_ request: Request, _ context: some RequestContext) async throws -> Response {
+        let (bike, token) = try await ownedBike(request, context)
+        guard try await database.delete(id: bike.id, ownerToken: token) else { throw APIError.notFound }
+        return Response(status: .noContent)
+    }
+
+    private func sightings(_ request: Request, _ context: some RequestContext) async throws -> Response {
+        let (bike, _) = try await ownedBike(request, context)
+        let sightings = try await database.sightings(bikeId: bike.id)
+        let listening = try await database.stationsRefreshed(since: Date().addingTimeInterval(-3600))
+        return try JSONBody.response(
+            SightingsAnswer(
+                bikeId: bike.id, stationsListeningLastHour: listening,
+                sightings: sightings.map {
+                    SightingsAnswer.Item(
+                        kind: $0.kind, seenAt: $0.seenAt, firstSeen: $0.firstSeen, lastSeen: $0.lastSeen,
+                        station: .init(name: $0.stationName, latitude: $0.latitude, longitude: $0.longitude), proximity: $0.proximity,
+                        rssi: $0.rssi, visitId: $0.visitId)
+                }),
+            headers: [.cacheControl: "no-store"])
+    }
+}
+
+/// `POST /owner/bikes`'s body.
+struct RegistrationBody: Decodable {
+    var bike: NewBike
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: AnyKey.self)
+        try container.refuseUnknown(["uuid", "major", "minor", "make", "model", "colour"])
+        func text(_ name: String) throws -> String {
+            let value = try container.decode(String.self, forKey: AnyKey(stringValue: name)).trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !value.isEmpty, value.count <= 100 else { throw FieldError("\(name) is 1 to 100 characters") }
+            return value
+        }
+        func number(_ name: String) throws -> Int {
+            let value = try container.decode(Int.self, forKey: AnyKey(stringValue: name))
+            guard (0...65535).contains(value) else { throw FieldError("\(name) is 0 to 65535") }
+            return value
+        }
+        guard let uuid = UUID(uuidString: try container.decode(String.self, forKey: AnyKey(stringValue: "uuid"))) else {
+            throw FieldError("uuid is not a UUID")
+        }
+        bike = NewBike(
+            uuid: uuid.uuidString, major: try number("major"), minor: try number("minor"), make: try text("make"), model: try text("model"),
+            colour: try text("colour"))
+    }
+}
+
+/// `PATCH /owner/bikes/{id}`'s body: `missing`, and `notify` with `webhook` and `ntfy` (a URL, or null to stop).
+struct ChangeBody: Decodable {
+    var change = BikeChange()
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: AnyKey.self)
+        try container.refuseUnknown(["missing", "notify"])
+        change.missing = try container.decodeIfPresent(Bool.self, forKey: AnyKey(stringValue: "missing"))
+        let notifyKey = AnyKey(stringValue: "notify")
+        guard container.contains(notifyKey) else { return }
+        let notify = try container.nestedContainer(keyedBy: AnyKey.self, forKey: notifyKey)
+        try notify.refuseUnknown(["webhook", "ntfy"])
+        func target(_ name: String) throws -> String?? {
+            let key = AnyKey(stringValue: name)
+            guard notify.contains(key) else { return .none }
+            if try notify.decodeNil(forKey: key) { return .some(nil) }
+            let url = try notify.decode(String.self, forKey: key)
+            guard url.utf8.count <= 2048 else { throw FieldError("notify.\(name) is longer than 2048 bytes") }
+            return .some(url)
+        }
+        change.webhookURL = try target("webhook")
+        change.ntfyURL = try target("ntfy")
+    }
+}
+
+/// A bike as its owner sees it.
+struct OwnerBike: Encodable {
+    struct Notify: Encodable {
+        var webhook: String?
+        var ntfy: String?
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: AnyKey.self)
+            try container.encode(webhook, forKey: AnyKey(stringValue: "webhook"))
+            try container.encode(ntfy, forKey: AnyKey(stringValue: "ntfy"))
+        }
+    }
+
+    var id: String
+    var uuid: String
+    var major: Int
+    var minor: Int
+    var make: String
+    var model: String
+    var colour: String
+    var missing: Bool
+    var notify: Notify
+    var createdAt: Date
+
+    init(_ bike: Bike) {
+        id = bike.id
+        uuid = bike.uuid
+        major = bike.major
+        minor = bike.minor
+        make = bike.make
+        model = bike.model
+        colour = bike.colour
+        missing = bike.missing
+        notify = Notify(webhook: bike.webhookURL, ntfy: bike.ntfyURL)
+        createdAt = bike.createdAt
+    }
+}
+
+struct RegistrationAnswer: Encodable {
+    var id: String
+    var ownerToken: String
+    var webhookSecret: String
+    var bike: OwnerBike
+}
+
+struct SightingsAnswer: Encodable {
+    struct Place: Encodable {
+        var name: String
+        var latitude: Double
+        var longitude: Double
+    }
+
+    struct Item: Encodable {
+        var kind: String
+        var seenAt: Date
+        var firstSeen: Date
+        var lastSeen: Date
+        var station: Place
+        var proximity: String
+        var rssi: Double?
+        var visitId: String
+    }
+
+    var bikeId: String
+    /// Stations that refreshed the missing list in the last hour: how many were listening.
+    var stationsListeningLastHour: Int
+    var sightings: [Item]
+}

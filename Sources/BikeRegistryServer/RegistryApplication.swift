@@ -1,0 +1,37 @@
+import AsyncHTTPClient
+import DaemonSupport
+public import BikeRegistryStore
+import Foundation
+public import Hummingbird
+public import Logging
+
+/// bike-registry's server: the station and owner routes, the notification worker and the retention sweep, as one
+/// Hummingbird application. Under systemd it says READY=1 once it accepts connections.
+public enum RegistryApplication {
+    public static func make(
+        database: RegistryDatabase, configuration: RegistryServerConfiguration, logger: Logger,
+        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) -> some ApplicationProtocol {
+        let doorbell = Doorbell()
+        let targets = NotificationTargetPolicy(allowPrivate: configuration.allowPrivateWebhooks)
+        let router = Router(context: BasicRequestContext.self)
+        router.add(middleware: RequestLog(logger: logger))
+        StationRoutes(database: database, limiter: RateLimiter(perMinute: configuration.requestsPerMinute), doorbell: doorbell).add(to: router)
+        OwnerRoutes(
+            database: database, registrations: RateLimiter(perMinute: configuration.registrationsPerMinute),
+            requests: RateLimiter(perMinute: configuration.requestsPerMinute), targets: targets
+        ).add(to: router)
+        let worker = NotificationWorker(database: database, doorbell: doorbell, targets: targets, client: HTTPClient.shared, retryBase: configuration.retryBase, logger: logger)
+        let notifier = SystemdNotifier(environment: ProcessInfo.processInfo.environment)
+        return Application(
+            router: router, configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "bike-registry"),
+            services: [worker, RetentionService(database: database, retention: configuration.retention, logger: logger)],
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? configuration.port
+                logger.info("bike-registry listening", metadata: ["address": "\(configuration.host):\(port)", "database": "\(database.path)"])
+                notifier?.notify(["READY=1", "STATUS=listening on \(configuration.host):\(port)"])
+                await onServerRunning(port)
+            },
+            logger: logger)
+    }
+}

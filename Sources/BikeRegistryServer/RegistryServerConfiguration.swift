@@ -1,0 +1,28 @@
+/// How `bike-registry serve` runs: where it listens and what it allows.
+public struct RegistryServerConfiguration: Sendable {
+    public var host: String
+    public var port: Int
+    /// Webhook and ntfy targets on loopback or private addresses are refused unless this is set (server-side
+    /// request forgery: an owner could otherwise make the registry call into its own network).
+    public var allowPrivateWebhooks: Bool
+    /// Sightings older than this are deleted.
+    public var retention: Duration
+    /// Registrations per address per minute.
+    public var registrationsPerMinute: Int
+    /// Requests per station key, and per owner token, per minute.
+    public var requestsPerMinute: Int
+    /// A failed notification's first retry waits this long, doubling up to an hour.
+    public var retryBase: Duration = .seconds(5)
+
+    public init(
+        host: String = "127.0.0.1", port: Int = 8180, allowPrivateWebhooks: Bool = false, retention: Duration = .seconds(90 * 86_400),
+        registrationsPerMinute: Int = 20, requestsPerMinute: Int = 600
+    ) {
+        self.host = host
+        self.port = port
+        self.allowPrivateWebhooks = allowPrivateWebhooks
+        self.retention = retention
+        self.registrationsPerMinute = registrationsPerMinute
+        self.requestsPerMinute = requestsPerMinute
+    }
+}

@@ -1,0 +1,34 @@
+import HTTPTypes
+import Hummingbird
+import Logging
+
+/// One log line per request: method, path (never the query, which may carry `?key=`), status and time taken.
+struct RequestLog<Context: RequestContext>: RouterMiddleware {
+    let logger: Logger
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let started = ContinuousClock.now
+        do {
+            let response = try await next(request, context)
+            log(request, status: response.status.code, since: started)
+            return response
+        } catch let error as any HTTPResponseError {
+            log(request, status: error.status.code, since: started)
+            throw error
+        } catch {
+            log(request, status: 500, since: started)
+            throw error
+        }
+    }
+
+    private func log(_ request: Request, status: Int, since started: ContinuousClock.Instant) {
+        let elapsed = ContinuousClock.now - started
+        let milliseconds = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
+        logger.log(
+            level: status >= 500 ? .error : .info, "request",
+            metadata: [
+                "http.method": "\(request.method.rawValue)", "http.path": "\(request.uri.path)", "http.status": "\(status)",
+                "http.ms": "\(Int(milliseconds.rounded()))",
+            ])
+    }
+}

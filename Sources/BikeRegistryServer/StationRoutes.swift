@@ -1,0 +1,135 @@
+import DaemonSupport
+import BikeRegistryStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Synchronization
+
+/// The station side of docs/registry-api.yaml: `GET /bikes` and `POST /sightings`, with a station's key as
+/// `?key=` or `Authorization: Bearer`.
+final class StationRoutes: Sendable {
+    let database: RegistryDatabase
+    let limiter: RateLimiter
+    let doorbell: Doorbell
+    /// When each station's refresh was last written: a refresh is written at most once a minute per station, so
+    /// that answering a refresh is a read.
+    private let refreshesWritten = Mutex([Int64: ContinuousClock.Instant]())
+
+    init(database: RegistryDatabase, limiter: RateLimiter, doorbell: Doorbell) {
+        self.database = database
+        self.limiter = limiter
+        self.doorbell = doorbell
+    }
+
+    func add<Context: RequestContext>(to router: Router<Context>) {
+        router.get("bikes") { request, _ in try await self.bikes(request) }
+        router.post("sightings") { request, _ in try await self.sighting(request) }
+    }
+
+    /// The station the request's key names; 401 for none, an unknown or a revoked key; 429 past the key's rate.
+    private func station(_ request: Request) async throws -> Station {
+        let key = request.uri.queryParameters["key"].map(String.init) ?? request.headers[.authorization].flatMap(Self.bearer)
+        guard let key, !key.isEmpty else { throw APIError.unauthorized("a station key is required, as ?key= or Authorization: Bearer") }
+        guard let station = try await database.station(key: key) else { throw APIError.unauthorized("unknown or revoked station key") }
+        if let wait = limiter.retryAfter("station:\(station.id)") { throw APIError.tooManyRequests(retryAfter: wait) }
+        return station
+    }
+
+    static func bearer(_ header: String) -> String? {
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        return String(parts[1]).trimmingCharacters(in: .whitespaces)
+    }
+
+    private func bikes(_ request: Request) async throws -> Response {
+        let station = try await station(request)
+        try await noteRefresh(station, userAgent: request.headers[.userAgent])
+        // The list is only ever the missing bikes, whatever `missing` says: a station has no use for the others, and
+        // a list of every beacon would let anyone with a key follow bikes that are not stolen.
+        let version = try await database.listVersion()
+        let etag = "\"m\(version)\""
+        if let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag }) {
+            return Response(status: .notModified, headers: [.eTag: etag])
+        }
+        let (current, missing) = try await database.missingBikes()
+        let listed = missing.map {
+            ListedBike(id: $0.id, beaconUUID: $0.uuid, beaconMajor: $0.major, beaconMinor: $0.minor, missing: true, make: $0.make, model: $0.model, colour: $0.colour)
+        }
+        return try JSONBody.response(listed, headers: [.eTag: "\"m\(current)\"", .cacheControl: "no-cache"])
+    }
+
+    private func noteRefresh(_ station: Station, userAgent: String?) async throws {
+        let now = ContinuousClock.now
+        let due = refreshesWritten.withLock { written in
+            if let last = written[station.id], now - last < .seconds(60) { return false }
+            written[station.id] = now
+            return true
+        }
+        if due { try await database.recordRefreshes([station.id: (Date(), userAgent.map { String($0.prefix(200)) })]) }
+    }
+
+    private func sighting(_ request: Request) async throws -> Response {
+        let station = try await station(request)
+        let body = try await JSONBody.decode(SightingBody.self, from: request)
+        guard let key = request.headers[HTTPField.Name("Idempotency-Key")!] else { throw APIError.badRequest("Idempotency-Key is required") }
+        guard key.lowercased() == body.report.sightingId else { throw APIError.badRequest("Idempotency-Key differs from sightingId") }
+        switch try await database.record(body.report, from: station) {
+        case .repeated:
+            return try JSONBody.response(["sightingId": body.report.sightingId, "result": "repeat"], status: .ok)
+        case .recorded(let notifications):
+            if notifications > 0 { doorbell.ring() }
+            return try JSONBody.response(["sightingId": body.report.sightingId, "result": "recorded"], status: .created)
+        }
+    }
+}
+
+/// An element of `GET /bikes` (docs/registry-api.yaml, Bike): what matching needs and what lets staff recognise it.
+struct ListedBike: Encodable {
+    var id: String
+    var beaconUUID: String
+    var beaconMajor: Int
+    var beaconMinor: Int
+    var missing: Bool
+    var make: String
+    var model: String
+    var colour: String
+}
+
+/// `POST /sightings`'s body (docs/registry-api.yaml, Sighting), checked field by field.
+struct SightingBody: Decodable {
+    var report: SightingReport
+
+    static let fields: Set<String> = [
+        "bikeId", "date", "latitude", "longitude", "sightingId", "kind", "stationId", "uuid", "major", "minor", "firstSeen", "lastSeen",
+        "count", "rssi", "proximity", "clockSynchronized",
+    ]
+    static let proximities: Set<String> = ["immediate", "near", "far", "unknown"]
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: AnyKey.self)
+        try container.refuseUnknown(Self.fields)
+        func field<T: Decodable>(_ name: String, _ type: T.Type = T.self) throws -> T { try container.decode(T.self, forKey: AnyKey(stringValue: name)) }
+        let sightingId = try field("sightingId", String.self)
+        guard UUID(uuidString: sightingId) != nil else { throw FieldError("sightingId is not a UUID") }
+        let bikeId = try field("bikeId", String.self)
+        guard !bikeId.isEmpty, bikeId.utf8.count <= 256 else { throw FieldError("bikeId is 1 to 256 bytes") }
+        guard let kind = SightingReport.Kind(rawValue: try field("kind", String.self)) else { throw FieldError("kind is enter, update or exit") }
+        let proximity = try field("proximity", String.self)
+        guard Self.proximities.contains(proximity) else { throw FieldError("proximity is immediate, near, far or unknown") }
+        // Required by the schema; the registry places a sighting at its station's recorded position, not the one sent.
+        for number in ["latitude", "longitude"] { _ = try field(number, Double.self) }
+        _ = try field("stationId", String.self)
+        guard UUID(uuidString: try field("uuid", String.self)) != nil else { throw FieldError("uuid is not a UUID") }
+        for number in ["major", "minor"] {
+            guard (0...65535).contains(try field(number, Int.self)) else { throw FieldError("\(number) is 0 to 65535") }
+        }
+        let count = try field("count", Int.self)
+        guard count >= 0 else { throw FieldError("count is not negative") }
+        let rssi = try container.decodeIfPresent(Double.self, forKey: AnyKey(stringValue: "rssi"))
+        _ = try container.decodeIfPresent(Bool.self, forKey: AnyKey(stringValue: "clockSynchronized"))
+        report = SightingReport(
+            sightingId: sightingId.lowercased(), bikeId: bikeId, kind: kind, date: try container.time("date"),
+            firstSeen: try container.time("firstSeen"), lastSeen: try container.time("lastSeen"), proximity: proximity, rssi: rssi,
+            count: count)
+    }
+}

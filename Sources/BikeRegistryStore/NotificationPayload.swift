@@ -1,0 +1,69 @@
+public import Foundation
+
+/// The body of a message to an owner, in the Standard Webhooks shape: `type`, `timestamp` and `data`. Built when the
+/// sighting is stored and kept as it is, so every attempt sends the same bytes under the same webhook-id.
+public struct NotificationPayload: Codable, Sendable, Equatable {
+    public enum Kind: String, Codable, Sendable {
+        case seen = "bike.seen"
+        case left = "bike.left"
+    }
+
+    public struct StationPlace: Codable, Sendable, Equatable {
+        public var name: String
+        public var latitude: Double
+        public var longitude: Double
+    }
+
+    public struct Details: Codable, Sendable, Equatable {
+        public var bikeId: String
+        public var station: StationPlace
+        /// When the bike was heard (first heard for `bike.seen`, last heard for `bike.left`), not when this was sent.
+        public var seenAt: Date
+        public var proximity: String
+        /// Shared by a visit's seen and left messages.
+        public var visitId: String
+    }
+
+    public var type: Kind
+    public var timestamp: Date
+    public var data: Details
+
+    init(type: Kind, timestamp: Date, bikeId: String, station: Station, seenAt: Date, proximity: String, visitId: String) {
+        self.type = type
+        self.timestamp = timestamp
+        data = Details(
+            bikeId: bikeId, station: StationPlace(name: station.name, latitude: station.latitude, longitude: station.longitude),
+            seenAt: seenAt, proximity: proximity, visitId: visitId)
+    }
+
+    func json() throws -> String {
+        String(decoding: try Self.encoder.encode(self), as: UTF8.self)
+    }
+
+    public static func decode(_ json: String) throws -> NotificationPayload {
+        try decoder.decode(NotificationPayload.self, from: Data(json.utf8))
+    }
+
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        // Milliseconds, as the station sent them: an owner may compare the time with a camera's.
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+        }
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    private static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let text = try decoder.singleValueContainer().decode(String.self)
+            guard let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text) else {
+                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not an ISO 8601 time"))
+            }
+            return date
+        }
+        return decoder
+    }()
+}

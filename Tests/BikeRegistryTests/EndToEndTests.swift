@@ -1,0 +1,116 @@
+import BeaconTestSupport
+import Foundation
+import NIOHTTP1
+import Testing
+
+/// The whole system on one machine: `bike-registry serve` (SQLite), owners registering the café capture's bikes
+/// with a webhook, and the real `beacond run` replaying Fixtures/cafe/cafe.pcap against it. Each visit of the
+/// capture's ground truth reaches its owner exactly once as seen and once as left, signed; nothing else is sent.
+@Suite struct EndToEndTests {
+    static let capture = Fixtures.repositoryRoot.appendingPathComponent("Fixtures/cafe/cafe.pcap").path
+    static let groundTruth = Fixtures.repositoryRoot.appendingPathComponent("Fixtures/cafe/cafe.sightings.jsonl").path
+
+    @Test func aCafeReplayTellsEachOwnerOncePerVisit() async throws {
+        let directory = try TemporaryDirectory("bike-registry-e2e")
+        defer { directory.remove() }
+        let database = directory.file("registry.sqlite")
+        let added = try await BeacondRun.run(
+            executable: BeacondRun.registryBinary.path,
+            ["station", "add", "Ace Café", "--latitude", "51.5412", "--longitude=-0.2769", "--json", "--database", database])
+        #expect(added.status == 0, "\(added.stderr)")
+        let addedStation = try #require(try JSONSerialization.jsonObject(with: Data(added.stdout.utf8)) as? [String: String])
+        #expect(addedStation["name"] == "Ace Café")
+        let key = try #require(addedStation["key"])
+
+        let server = try DaemonProcess(
+            ["serve", "--listen", "127.0.0.1:0", "--database", database, "--allow-private-webhooks"], executable: BeacondRun.registryBinary,
+            logDirectory: directory.path, name: "registry")
+        var port: Int?
+        for _ in 0..<200 where port == nil {
+            port = server.stderr.split(separator: "\n").lazy.compactMap { line in
+                line.firstRange(of: "address=127.0.0.1:").flatMap { Int(line[$0.upperBound...].prefix { $0.isNumber }) }
+            }.first
+            if port == nil { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        let registry = RegistryClient(baseURL: "http://127.0.0.1:\(try #require(port, "no listening line: \(server.stderr)"))")
+        let receiver = NotificationReceiver()
+        try await receiver.start()
+        defer { Task { await receiver.stop() } }
+
+        // The capture's bikes, registered by their owners; all but 104 reported missing.
+        var bikes: [Int: (id: String, token: String, secret: String)] = [:]
+        for minor in [101, 102, 103, 104, 105, 106, 107, 108, 901] {
+            let bike = try await registry.register(minor: minor)
+            bikes[minor] = (bike.id, bike.token, try #require(bike.answer.object["webhookSecret"] as? String))
+            let patch = #"{"missing":\#(minor != 104),"notify":{"webhook":"\#(receiver.url("/owner-\(minor)"))"}}"#
+            #expect(try await registry.request(.PATCH, "/owner/bikes/\(bike.id)", bearer: bike.token, body: patch).status == 200)
+        }
+
+        let keyFile = directory.file("api-key")
+        try "\(key)\n".write(toFile: keyFile, atomically: true, encoding: .utf8)
+        try "".write(toFile: directory.file("empty.conf"), atomically: true, encoding: .utf8)
+        let station = try DaemonProcess(
+            [
+                "run", "--replay", Self.capture, "--speed", "0", "--exit-when-drained", "--registry", registry.baseURL, "--api-key-file", keyFile,
+                "--state-dir", directory.file("state"), "--control-socket", directory.file("control.sock"), "--station-id", "ace-cafe",
+                "--latitude", "0", "--longitude", "0", "--config", directory.file("empty.conf"),
+            ], logDirectory: directory.path, name: "beacond")
+        #expect(await station.waitForExit(seconds: 120) == 0, "beacond:\n\(station.stderr)")
+
+        // The ground truth's visits: an enter and an exit each.
+        let truth = try String(contentsOfFile: Self.groundTruth, encoding: .utf8).split(separator: "\n").map { line -> [String: Any] in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        }
+        let visits = truth.filter { $0["kind"] as? String == "enter" }
+        let expected = visits.count * 2
+        #expect(truth.filter { $0["kind"] as? String == "exit" }.count == visits.count)
+        let received = await receiver.waitFor(expected, seconds: 30)
+        try await Task.sleep(for: .seconds(2))
+        #expect(receiver.received.count == expected, "\(receiver.received.count) notifications for \(visits.count) visits")
+
+        var told: [String: [String]] = [:]
+        for message in received {
+            let minor = try #require(Int(message.path.replacingOccurrences(of: "/owner-", with: "")))
+            let bike = try #require(bikes[minor])
+            #expect(NotificationTests.verify(message, secret: bike.secret), "signature on \(message.path)")
+            let body = try #require(try JSONSerialization.jsonObject(with: Data(message.body.utf8)) as? [String: Any])
+            let data = try #require(body["data"] as? [String: Any])
+            #expect(data["bikeId"] as? String == bike.id)
+            let place = try #require(data["station"] as? [String: Any])
+            #expect(place["name"] as? String == "Ace Café" && place["latitude"] as? Double == 51.5412 && place["longitude"] as? Double == -0.2769)
+            told["\(minor) \(body["type"] as? String ?? "")", default: []].append(String((data["seenAt"] as? String ?? "").prefix(23)))
+        }
+        for visit in visits {
+            let minor = try #require(visit["minor"] as? Int)
+            let firstSeen = String((visit["firstSeen"] as? String ?? "").prefix(23))
+            #expect(told["\(minor) bike.seen"]?.contains(firstSeen) == true, "bike \(minor)'s visit at \(firstSeen) was told: \(told)")
+        }
+        for minor in Set(visits.compactMap { $0["minor"] as? Int }) {
+            let count = visits.filter { $0["minor"] as? Int == minor }.count
+            #expect(told["\(minor) bike.seen"]?.count == count && told["\(minor) bike.left"]?.count == count, "bike \(minor): \(told)")
+        }
+        #expect(told.keys.allSatisfy { !$0.hasPrefix("104 ") && !$0.hasPrefix("901 ") })
+
+        // The owner reads where the bike was heard; the operator sees the station listening.
+        let sightings = try await registry.request(.GET, "/owner/bikes/\(bikes[101]!.id)/sightings", bearer: bikes[101]!.token)
+        let list = try #require(sightings.object["sightings"] as? [[String: Any]])
+        #expect(list.count == truth.filter { $0["minor"] as? Int == 101 }.count)
+        #expect(sightings.object["stationsListeningLastHour"] as? Int == 1)
+        let listed = try await BeacondRun.run(executable: BeacondRun.registryBinary.path, ["station", "list", "--json", "--database", database])
+        let row = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any])
+        #expect((row["userAgent"] as? String)?.hasPrefix("beacond/") == true && row["lastRefresh"] is String && row["lastSighting"] is String)
+
+        // Revoked: the next request is refused.
+        let revoked = try await BeacondRun.run(executable: BeacondRun.registryBinary.path, ["station", "revoke", "Ace Café", "--database", database])
+        #expect(revoked.status == 0)
+        #expect(try await registry.request(.GET, "/bikes?missing=true", bearer: key).status == 401)
+
+        server.terminate()
+        #expect(await server.waitForExit(seconds: 10) == 0, "SIGTERM ends the registry cleanly:\n\(server.stderr)")
+        let secrets = [key] + bikes.values.flatMap { [$0.token, $0.secret, String($0.secret.dropFirst(6))] }
+        for log in [server.stderr, station.stderr] {
+            for secret in secrets { #expect(!log.contains(secret), "a key, token or secret was logged") }
+        }
+        #expect(server.stderr.contains("/bikes") && !server.stderr.contains("key="), "request lines carry the path, never the query")
+    }
+}

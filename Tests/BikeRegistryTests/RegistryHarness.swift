@@ -1,0 +1,167 @@
+import AsyncHTTPClient
+@testable import BikeRegistryServer
+import BikeRegistryStore
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import NIOHTTP1
+import Synchronization
+
+/// A bike-registry on loopback in this process, on a fresh SQLite file, with a small HTTP client for the tests.
+final class RegistryHarness: Sendable {
+    let database: RegistryDatabase
+    let port: Int
+    private let task: Task<Void, any Error>
+
+    init(directory: String, allowPrivateWebhooks: Bool = true, registrationsPerMinute: Int = 20) async throws {
+        database = try RegistryDatabase(path: directory + "/registry.sqlite")
+        let (stream, continuation) = AsyncStream.makeStream(of: Int.self)
+        var logger = Logger(label: "bike-registry-test")
+        logger.logLevel = .warning
+        var configuration = RegistryServerConfiguration(
+            host: "127.0.0.1", port: 0, allowPrivateWebhooks: allowPrivateWebhooks, registrationsPerMinute: registrationsPerMinute)
+        configuration.retryBase = .milliseconds(200)
+        let app = RegistryApplication.make(
+            database: database, configuration: configuration,
+            logger: logger, onServerRunning: { continuation.yield($0) })
+        task = Task { try await app.run() }
+        var found = 0
+        for await port in stream {
+            found = port
+            break
+        }
+        port = found
+    }
+
+    func stop() async {
+        task.cancel()
+        _ = await task.result
+    }
+
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+    var client: RegistryClient { RegistryClient(baseURL: baseURL) }
+
+    func request(_ method: HTTPMethod, _ path: String, bearer: String? = nil, headers: [(String, String)] = [], body: String? = nil) async throws -> RegistryClient.Answer {
+        try await client.request(method, path, bearer: bearer, headers: headers, body: body)
+    }
+
+    func register(minor: Int) async throws -> (id: String, token: String, answer: RegistryClient.Answer) { try await client.register(minor: minor) }
+
+    static func sighting(bikeId: String, id: String = UUID().uuidString.lowercased(), kind: String = "enter", firstSeen: String = "2024-06-01T08:00:30.325272Z", lastSeen: String? = nil, minor: Int = 101) -> (id: String, body: String) {
+        RegistryClient.sighting(bikeId: bikeId, id: id, kind: kind, firstSeen: firstSeen, lastSeen: lastSeen, minor: minor)
+    }
+
+    func post(_ sighting: (id: String, body: String), key: String) async throws -> RegistryClient.Answer { try await client.post(sighting, key: key) }
+}
+
+/// Requests to a bike-registry, in this process or another.
+struct RegistryClient {
+    let baseURL: String
+
+    struct Answer {
+        var status: Int
+        var headers: HTTPHeaders
+        var body: String
+        var json: Any? { try? JSONSerialization.jsonObject(with: Data(body.utf8)) }
+        var object: [String: Any] { json as? [String: Any] ?? [:] }
+    }
+
+    func request(_ method: HTTPMethod, _ path: String, bearer: String? = nil, headers: [(String, String)] = [], body: String? = nil) async throws -> Answer {
+        var request = HTTPClientRequest(url: baseURL + path)
+        request.method = method
+        if let bearer { request.headers.add(name: "Authorization", value: "Bearer \(bearer)") }
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        if let body {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(string: body))
+        }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        let bytes = try await response.body.collect(upTo: 4 << 20)
+        return Answer(status: Int(response.status.code), headers: response.headers, body: String(buffer: bytes))
+    }
+
+    /// Registers a bike and returns its id and owner token (and the answer, for the secret).
+    func register(minor: Int, make: String = "Triumph", uuid: String = "21EECF71-D5C7-4A00-9B90-27C94B5146EA", major: Int = 1) async throws -> (id: String, token: String, answer: Answer) {
+        let answer = try await request(
+            .POST, "/owner/bikes", body: #"{"uuid":"\#(uuid)","major":\#(major),"minor":\#(minor),"make":"\#(make)","model":"Bonneville","colour":"green"}"#)
+        guard answer.status == 201, let id = answer.object["id"] as? String, let token = answer.object["ownerToken"] as? String else {
+            throw HarnessError("registration answered \(answer.status): \(answer.body)")
+        }
+        return (id, token, answer)
+    }
+
+    static func sighting(bikeId: String, id: String = UUID().uuidString.lowercased(), kind: String = "enter", firstSeen: String = "2024-06-01T08:00:30.325272Z", lastSeen: String? = nil, minor: Int = 101) -> (id: String, body: String) {
+        let body = """
+            {"bikeId":"\(bikeId)","date":"\(lastSeen ?? firstSeen)","latitude":51.5,"longitude":-0.12,"sightingId":"\(id)","kind":"\(kind)",\
+            "stationId":"test","uuid":"21EECF71-D5C7-4A00-9B90-27C94B5146EA","major":1,"minor":\(minor),"firstSeen":"\(firstSeen)",\
+            "lastSeen":"\(lastSeen ?? firstSeen)","count":3,"rssi":-61.5,"proximity":"near"}
+            """
+        return (id, body)
+    }
+
+    func post(_ sighting: (id: String, body: String), key: String) async throws -> Answer {
+        try await request(.POST, "/sightings", bearer: key, headers: [("Idempotency-Key", sighting.id)], body: sighting.body)
+    }
+}
+
+
+struct HarnessError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A webhook and ntfy endpoint on loopback that keeps every request, answering with queued statuses first.
+final class NotificationReceiver: Sendable {
+    struct Received: Sendable {
+        var path: String
+        /// By lower-case name.
+        var headers: [String: String]
+        var body: String
+    }
+
+    private let state = Mutex((received: [Received](), answers: [Int]()))
+    private(set) nonisolated(unsafe) var port = 0
+    private let task: Mutex<Task<Void, any Error>?> = Mutex(nil)
+
+    func start() async throws {
+        let router = Router()
+        router.post("**") { request, _ -> Response in
+            var request = request
+            let body = try await request.collectBody(upTo: 1 << 20)
+            var headers: [String: String] = [:]
+            for field in request.headers { headers[field.name.canonicalName] = field.value }
+            let status = self.state.withLock { state -> Int in
+                state.received.append(Received(path: request.uri.path, headers: headers, body: String(buffer: body)))
+                return state.answers.isEmpty ? 200 : state.answers.removeFirst()
+            }
+            return Response(status: .init(code: status), headers: status == 429 ? [.retryAfter: "1"] : [:])
+        }
+        let (stream, continuation) = AsyncStream.makeStream(of: Int.self)
+        let app = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) })
+        task.withLock { $0 = Task { try await app.run() } }
+        for await port in stream {
+            self.port = port
+            break
+        }
+    }
+
+    func stop() async {
+        let running = task.withLock { $0 }
+        running?.cancel()
+        _ = await running?.result
+    }
+
+    func answerNext(_ statuses: [Int]) { state.withLock { $0.answers += statuses } }
+    var received: [Received] { state.withLock { $0.received } }
+    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+
+    /// Waits until `count` requests have come, or `seconds` pass.
+    func waitFor(_ count: Int, seconds: Double = 15) async -> [Received] {
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        while received.count < count && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
+        return received
+    }
+}

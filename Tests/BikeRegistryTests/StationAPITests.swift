@@ -1,0 +1,118 @@
+import BeaconTestSupport
+import BikeRegistryStore
+import Foundation
+import NIOHTTP1
+import Testing
+
+/// The station side: keys (query or bearer, unknown, revoked), the missing list (only missing bikes, no owner data,
+/// conditional), and sightings (idempotent, kept for unknown bikes, bad input 4xx).
+@Suite struct StationAPITests {
+    @Test func keysAreCheckedOnEveryRequestAndRevocationTakesEffectAtOnce() async throws {
+        let directory = try TemporaryDirectory("bike-registry")
+        defer { directory.remove() }
+        let registry = try await RegistryHarness(directory: directory.path)
+        defer { Task { await registry.stop() } }
+        let key = try registry.database.addStation(name: "Ace Café", latitude: 51.5412, longitude: -0.2769)
+        #expect(try await registry.request(.GET, "/bikes?missing=true").status == 401)
+        #expect(try await registry.request(.GET, "/bikes?missing=true", bearer: "bks_unknown").status == 401)
+        #expect(try await registry.request(.GET, "/bikes?missing=true", bearer: key).status == 200)
+        #expect(try await registry.request(.GET, "/bikes?missing=true&key=\(key)").status == 200)
+        // Added by a second connection to the file (as `bike-registry station add` beside `serve` is): taken at once.
+        let other = try RegistryDatabase(path: directory.file("registry.sqlite"))
+        let second = try other.addStation(name: "Second", latitude: 1, longitude: 2)
+        #expect(try await registry.request(.GET, "/bikes", bearer: second).status == 200)
+        #expect(try other.revokeStation(name: "Second"))
+        #expect(try await registry.request(.GET, "/bikes", bearer: second).status == 401)
+        let sighting = RegistryHarness.sighting(bikeId: "bike-x")
+        #expect(try await registry.post(sighting, key: second).status == 401)
+        #expect(try await registry.post(sighting, key: key).status == 201)
+        let station = try #require(try registry.database.stations().first { $0.name == "Ace Café" })
+        #expect(station.lastRefreshAt != nil && station.lastSightingAt != nil)
+    }
+
+    @Test func theMissingListHasOnlyMissingBikesNoOwnerDataAndAnswersConditionally() async throws {
+        let directory = try TemporaryDirectory("bike-registry")
+        defer { directory.remove() }
+        let registry = try await RegistryHarness(directory: directory.path)
+        defer { Task { await registry.stop() } }
+        let key = try registry.database.addStation(name: "Ace", latitude: 51.5, longitude: -0.2)
+        let missing = try await registry.register(minor: 101)
+        let parked = try await registry.register(minor: 104)
+        for bike in [missing, parked] {
+            let webhook = #"{"notify":{"webhook":"https://hooks.example/\#(bike.id)","ntfy":"https://ntfy.example/secret-topic"}}"#
+            #expect(try await registry.request(.PATCH, "/owner/bikes/\(bike.id)", bearer: bike.token, body: webhook).status == 200)
+        }
+        #expect(try await registry.request(.PATCH, "/owner/bikes/\(missing.id)", bearer: missing.token, body: #"{"missing":true}"#).status == 200)
+
+        let list = try await registry.request(.GET, "/bikes?missing=true", bearer: key)
+        #expect(list.status == 200)
+        let bikes = try #require(list.json as? [[String: Any]])
+        #expect(bikes.map { $0["id"] as? String } == [missing.id])
+        #expect(bikes.first?["beaconMinor"] as? Int == 101 && bikes.first?["beaconMajor"] as? Int == 1)
+        #expect(bikes.first?["beaconUUID"] as? String == "21EECF71-D5C7-4A00-9B90-27C94B5146EA")
+        #expect(bikes.first?["make"] as? String == "Triumph")
+        let forbidden = ["token", "secret", "webhook", "owner", "ntfy", "mail", "phone", "notify", "hooks.example"]
+        for word in forbidden { #expect(!list.body.lowercased().contains(word), "the list carries \(word): \(list.body)") }
+
+        let etag = try #require(list.headers.first(name: "ETag"))
+        let again = try await registry.request(.GET, "/bikes?missing=true", bearer: key, headers: [("If-None-Match", etag)])
+        #expect(again.status == 304 && again.body.isEmpty)
+        // Found again: the list changes, and so does its ETag.
+        #expect(try await registry.request(.PATCH, "/owner/bikes/\(missing.id)", bearer: missing.token, body: #"{"missing":false}"#).status == 200)
+        let changed = try await registry.request(.GET, "/bikes?missing=true", bearer: key, headers: [("If-None-Match", etag)])
+        #expect(changed.status == 200 && changed.body == "[]" && changed.headers.first(name: "ETag") != etag)
+    }
+
+    @Test func aRepeatedSightingChangesNothingAndUnknownOrParkedBikesAreKeptQuietly() async throws {
+        let directory = try TemporaryDirectory("bike-registry")
+        defer { directory.remove() }
+        let receiver = NotificationReceiver()
+        try await receiver.start()
+        let registry = try await RegistryHarness(directory: directory.path)
+        defer { Task { await registry.stop(); await receiver.stop() } }
+        let key = try registry.database.addStation(name: "Ace", latitude: 51.5, longitude: -0.2)
+        let parked = try await registry.register(minor: 104)
+        #expect(try await registry.request(.PATCH, "/owner/bikes/\(parked.id)", bearer: parked.token, body: #"{"notify":{"webhook":"\#(receiver.url("/hook"))"}}"#).status == 200)
+
+        let unknown = RegistryHarness.sighting(bikeId: "bike-nobody-knows")
+        #expect(try await registry.post(unknown, key: key).status == 201)
+        #expect(try await registry.post(unknown, key: key).status == 200, "a repeat is a 2xx")
+        let notMissing = RegistryHarness.sighting(bikeId: parked.id, minor: 104)
+        #expect(try await registry.post(notMissing, key: key).status == 201)
+        let sightings = try await registry.request(.GET, "/owner/bikes/\(parked.id)/sightings", bearer: parked.token)
+        #expect((sightings.object["sightings"] as? [[String: Any]])?.count == 1, "kept: \(sightings.body)")
+        try await Task.sleep(for: .seconds(1))
+        #expect(receiver.received.isEmpty, "a bike that is not missing notifies nobody")
+    }
+
+    @Test func badInputIsAFourHundredWithAReasonAndNeverAFiveHundred() async throws {
+        let directory = try TemporaryDirectory("bike-registry")
+        defer { directory.remove() }
+        let registry = try await RegistryHarness(directory: directory.path)
+        defer { Task { await registry.stop() } }
+        let key = try registry.database.addStation(name: "Ace", latitude: 51.5, longitude: -0.2)
+        let good = RegistryHarness.sighting(bikeId: "bike-1")
+        let cases: [(String, String?, Int, String)] = [
+            ("{", good.id, 400, "not JSON"),
+            ("[]", good.id, 400, "wrong type"),
+            (good.body.replacingOccurrences(of: #""kind":"enter""#, with: #""kind":"arrive""#), good.id, 400, "kind"),
+            (good.body.replacingOccurrences(of: #""proximity":"near""#, with: #""proximity":"close""#), good.id, 400, "proximity"),
+            (good.body.replacingOccurrences(of: #""count":3"#, with: #""count":3,"extra":1"#), good.id, 400, "extra"),
+            (good.body.replacingOccurrences(of: #""minor":101"#, with: #""minor":70000"#), good.id, 400, "minor"),
+            (good.body.replacingOccurrences(of: #""date":"2024-06-01T08:00:30.325272Z""#, with: #""date":"yesterday""#), good.id, 400, "date"),
+            (good.body, "another-key", 400, "Idempotency-Key"),
+            (good.body, nil, 400, "Idempotency-Key is required"),
+            ("{\"bikeId\":\"" + String(repeating: "x", count: 20_000) + "\"}", good.id, 413, ""),
+        ]
+        for (body, idempotency, status, reason) in cases {
+            let answer = try await registry.request(.POST, "/sightings", bearer: key, headers: idempotency.map { [("Idempotency-Key", $0)] } ?? [], body: body)
+            #expect(answer.status == status, "\(reason): \(answer.status) \(answer.body)")
+            #expect(reason.isEmpty || answer.body.contains(reason), "the reason is said: \(answer.body)")
+        }
+        for body in ["{", #"{"uuid":"nope","major":1,"minor":1,"make":"a","model":"b","colour":"c"}"#, #"{"uuid":"21EECF71-D5C7-4A00-9B90-27C94B5146EA","major":1,"minor":-1,"make":"a","model":"b","colour":"c"}"#, #"{"major":1}"#] {
+            let answer = try await registry.request(.POST, "/owner/bikes", body: body)
+            #expect(answer.status == 400, "\(body): \(answer.status) \(answer.body)")
+        }
+        #expect(try await registry.post(good, key: key).status == 201, "the good one still goes in")
+    }
+}
