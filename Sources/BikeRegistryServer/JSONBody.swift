@@ -4,8 +4,8 @@ import NIOCore
 
 /// Request bodies read with a size cap and decoded with a reason a client can act on; answers encoded as JSON.
 enum JSONBody {
-    /// Larger bodies are answered 413 before they are read to the end.
-    static let limit = 16 * 1024
+    /// Larger bodies are answered 413 before they are read to the end (a field too long inside the cap gets its own 400).
+    static let limit = 64 * 1024
 
     static func decode<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T {
         var request = request

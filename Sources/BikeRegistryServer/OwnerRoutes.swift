@@ -97,8 +97,9 @@ struct RegistrationBody: Decodable {
         let container = try decoder.container(keyedBy: AnyKey.self)
         try container.refuseUnknown(["uuid", "major", "minor", "make", "model", "colour"])
         func text(_ name: String) throws -> String {
-            let value = try container.decode(String.self, forKey: AnyKey(stringValue: name)).trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !value.isEmpty, value.count <= 100 else { throw FieldError("\(name) is 1 to 100 characters") }
+            // Counted in code points, as JSON Schema's maxLength counts.
+            let value = try container.decode(String.self, forKey: AnyKey(stringValue: name))
+            guard (1...100).contains(value.unicodeScalars.count) else { throw FieldError("\(name) is 1 to 100 characters") }
             return value
         }
         func number(_ name: String) throws -> Int {
@@ -122,7 +123,9 @@ struct ChangeBody: Decodable {
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: AnyKey.self)
         try container.refuseUnknown(["missing", "notify"])
-        change.missing = try container.decodeIfPresent(Bool.self, forKey: AnyKey(stringValue: "missing"))
+        // Present means a boolean: null is not one.
+        let missing = AnyKey(stringValue: "missing")
+        if container.contains(missing) { change.missing = try container.decode(Bool.self, forKey: missing) }
         let notifyKey = AnyKey(stringValue: "notify")
         guard container.contains(notifyKey) else { return }
         let notify = try container.nestedContainer(keyedBy: AnyKey.self, forKey: notifyKey)

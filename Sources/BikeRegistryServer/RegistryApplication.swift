@@ -16,6 +16,7 @@ public enum RegistryApplication {
         let targets = NotificationTargetPolicy(allowPrivate: configuration.allowPrivateWebhooks)
         let router = Router(context: BasicRequestContext.self)
         router.add(middleware: RequestLog(logger: logger))
+        router.add(middleware: MethodNotAllowed())
         StationRoutes(database: database, limiter: RateLimiter(perMinute: configuration.requestsPerMinute), doorbell: doorbell).add(to: router)
         OwnerRoutes(
             database: database, registrations: RateLimiter(perMinute: configuration.registrationsPerMinute),

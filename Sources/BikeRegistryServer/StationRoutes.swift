@@ -28,9 +28,13 @@ final class StationRoutes: Sendable {
 
     /// The station the request's key names; 401 for none, an unknown or a revoked key; 429 past the key's rate.
     private func station(_ request: Request) async throws -> Station {
-        let key = request.uri.queryParameters["key"].map(String.init) ?? request.headers[.authorization].flatMap(Self.bearer)
-        guard let key, !key.isEmpty else { throw APIError.unauthorized("a station key is required, as ?key= or Authorization: Bearer") }
-        guard let station = try await database.station(key: key) else { throw APIError.unauthorized("unknown or revoked station key") }
+        // Either way of sending the key is accepted; a request that sends both is let in by either.
+        let keys = [request.uri.queryParameters["key"].map(String.init), request.headers[.authorization].flatMap(Self.bearer)]
+            .compactMap { $0 }.filter { !$0.isEmpty }
+        guard !keys.isEmpty else { throw APIError.unauthorized("a station key is required, as ?key= or Authorization: Bearer") }
+        var found: Station?
+        for key in keys where found == nil { found = try await database.station(key: key) }
+        guard let station = found else { throw APIError.unauthorized("unknown or revoked station key") }
         if let wait = limiter.retryAfter("station:\(station.id)") { throw APIError.tooManyRequests(retryAfter: wait) }
         return station
     }
@@ -43,6 +47,9 @@ final class StationRoutes: Sendable {
 
     private func bikes(_ request: Request) async throws -> Response {
         let station = try await station(request)
+        if let missing = request.uri.queryParameters["missing"], missing != "true" && missing != "false" {
+            throw APIError.badRequest("missing is true or false")
+        }
         try await noteRefresh(station, userAgent: request.headers[.userAgent])
         // The list is only ever the missing bikes, whatever `missing` says: a station has no use for the others, and
         // a list of every beacon would let anyone with a key follow bikes that are not stolen.
@@ -112,7 +119,7 @@ struct SightingBody: Decodable {
         let sightingId = try field("sightingId", String.self)
         guard UUID(uuidString: sightingId) != nil else { throw FieldError("sightingId is not a UUID") }
         let bikeId = try field("bikeId", String.self)
-        guard !bikeId.isEmpty, bikeId.utf8.count <= 256 else { throw FieldError("bikeId is 1 to 256 bytes") }
+        guard (1...256).contains(bikeId.unicodeScalars.count) else { throw FieldError("bikeId is 1 to 256 characters") }
         guard let kind = SightingReport.Kind(rawValue: try field("kind", String.self)) else { throw FieldError("kind is enter, update or exit") }
         let proximity = try field("proximity", String.self)
         guard Self.proximities.contains(proximity) else { throw FieldError("proximity is immediate, near, far or unknown") }
@@ -124,9 +131,11 @@ struct SightingBody: Decodable {
             guard (0...65535).contains(try field(number, Int.self)) else { throw FieldError("\(number) is 0 to 65535") }
         }
         let count = try field("count", Int.self)
-        guard count >= 0 else { throw FieldError("count is not negative") }
+        guard (0...Int(Int32.max)).contains(count) else { throw FieldError("count is 0 to 2147483647") }
         let rssi = try container.decodeIfPresent(Double.self, forKey: AnyKey(stringValue: "rssi"))
-        _ = try container.decodeIfPresent(Bool.self, forKey: AnyKey(stringValue: "clockSynchronized"))
+        // Present means a boolean: null is not one.
+        let synchronized = AnyKey(stringValue: "clockSynchronized")
+        if container.contains(synchronized) { _ = try container.decode(Bool.self, forKey: synchronized) }
         report = SightingReport(
             sightingId: sightingId.lowercased(), bikeId: bikeId, kind: kind, date: try container.time("date"),
             firstSeen: try container.time("firstSeen"), lastSeen: try container.time("lastSeen"), proximity: proximity, rssi: rssi,

@@ -102,7 +102,8 @@ import Testing
             (good.body.replacingOccurrences(of: #""date":"2024-06-01T08:00:30.325272Z""#, with: #""date":"yesterday""#), good.id, 400, "date"),
             (good.body, "another-key", 400, "Idempotency-Key"),
             (good.body, nil, 400, "Idempotency-Key is required"),
-            ("{\"bikeId\":\"" + String(repeating: "x", count: 20_000) + "\"}", good.id, 413, ""),
+            (good.body.replacingOccurrences(of: #""bikeId":"bike-1""#, with: #""bikeId":""# + String(repeating: "x", count: 257) + #"""#), good.id, 400, "bikeId"),
+            ("{\"bikeId\":\"" + String(repeating: "x", count: 70_000) + "\"}", good.id, 413, ""),
         ]
         for (body, idempotency, status, reason) in cases {
             let answer = try await registry.request(.POST, "/sightings", bearer: key, headers: idempotency.map { [("Idempotency-Key", $0)] } ?? [], body: body)
