@@ -131,3 +131,10 @@ extension RegistryDatabase {
         }
     }
 }
+
+extension RegistryDatabase {
+    /// Whether a sighting with this id is stored.
+    public func hasSighting(_ id: String) async throws -> Bool {
+        try await pool.read { db in try Bool.fetchOne(db, sql: "SELECT 1 FROM sighting WHERE id = ?", arguments: [id.lowercased()]) ?? false }
+    }
+}

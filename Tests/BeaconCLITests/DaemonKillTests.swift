@@ -4,13 +4,16 @@ import RegistryTestServer
 import Testing
 
 /// `beacond run` killed with SIGKILL fifty times at random moments (starting, replaying, committing,
-/// posting, backing off) while the registry fails a third of its requests; then one run to the end. Every
+/// posting, backing off) while the registry fails a third of its posts; then one run to the end. Every
 /// sighting of the replay reaches the registry, each under the one id the capture gives it.
 @Suite struct DaemonKillTests {
     @Test func killedFiftyTimesTheDaemonStillDeliversEverySightingUnderOneID() async throws {
         let cafe = try await CafeRun.start("beacond-kill")
         defer { cafe.stop() }
-        cafe.registry.setFailureRate(1.0 / 3)
+        // Posts fail, the bike list does not: a life whose first list request failed would replay without the list
+        // until a retry brought it mid-replay, and report visits from that moment (other updates, other ids). That
+        // is what a station does when its list comes late; it is not what this test is about.
+        cafe.registry.setFailureRate(1.0 / 3, postsOnly: true)
         cafe.registry.setLatency(.milliseconds(10))  // keeps requests in flight when a kill comes
         let expected = try await CafeRun.expectedSightingIDs()
 

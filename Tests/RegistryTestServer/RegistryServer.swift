@@ -37,6 +37,8 @@ public final class RegistryServer: Sendable {
         var latency: Duration = .zero
         /// Fail this fraction of requests with a 500 (after recording nothing).
         var failureRate = 0.0
+        /// Only `POST /sightings` fails at that rate; the bike list is always served.
+        var failPostsOnly = false
         var faults: [Fault] = []
         /// Every POST answered with this status (after the key check and recording nothing) until cleared.
         var everyPost: Int?
@@ -93,7 +95,12 @@ public final class RegistryServer: Sendable {
     public func setLatency(_ latency: Duration) { state.withLock { $0.latency = latency } }
 
     /// Answers this fraction of requests (chosen at random) with a 500, on top of injected faults.
-    public func setFailureRate(_ rate: Double) { state.withLock { $0.failureRate = rate } }
+    public func setFailureRate(_ rate: Double, postsOnly: Bool = false) {
+        state.withLock {
+            $0.failureRate = rate
+            $0.failPostsOnly = postsOnly
+        }
+    }
 
     /// Answers every `POST /sightings` with `status` (3xx with a Location to https) until called with nil.
     public func answerEveryPost(with status: Int?) { state.withLock { $0.everyPost = status } }
@@ -116,7 +123,8 @@ public final class RegistryServer: Sendable {
             state.requests.append(
                 (request.method.rawValue, request.uri.path, request.headers[.authorization], request.uri.query))
             if !state.faults.isEmpty { return (state.faults.removeFirst(), state.latency) }
-            return (Double.random(in: 0..<1) < state.failureRate ? .status(500) : nil, state.latency)
+            let exempt = state.failPostsOnly && request.method != .post
+            return (!exempt && Double.random(in: 0..<1) < state.failureRate ? .status(500) : nil, state.latency)
         }
         if latency > .zero { try? await Task.sleep(for: latency) }
         return fault

@@ -1,0 +1,121 @@
+import BeaconTestSupport
+import BikeRegistryStore
+import Foundation
+import NIOHTTP1
+import Synchronization
+import Testing
+
+/// bike-registry killed with SIGKILL again and again while a station posts and the worker delivers: every sighting
+/// answered 2xx is stored, every notification it owed is delivered in the end, and one delivered twice carries the
+/// same webhook-id.
+@Suite struct CrashTests {
+    /// A port free now, for every restart to listen on.
+    static func freePort() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        try withUnsafeMutablePointer(to: &address) { pointer in
+            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                guard bind(descriptor, $0, length) == 0, getsockname(descriptor, $0, &length) == 0 else { throw HarnessError("no free port") }
+            }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    @Test func killedTwentyTimesItLosesNoAcknowledgedSightingAndNoNotification() async throws {
+        let directory = try TemporaryDirectory("bike-registry-crash")
+        defer { directory.remove() }
+        let database = directory.file("registry.sqlite")
+        let added = try await BeacondRun.run(
+            executable: BeacondRun.registryBinary.path, ["station", "add", "Ace", "--latitude", "51.5", "--longitude=-0.1", "--json", "--database", database])
+        let key = try #require((try JSONSerialization.jsonObject(with: Data(added.stdout.utf8)) as? [String: String])?["key"])
+        let receiver = NotificationReceiver()
+        try await receiver.start()
+        defer { Task { await receiver.stop() } }
+        let port = try Self.freePort()
+        let client = RegistryClient(baseURL: "http://127.0.0.1:\(port)")
+        var run = 0
+        func start() async throws -> DaemonProcess {
+            run += 1
+            let server = try DaemonProcess(
+                ["serve", "--listen", "127.0.0.1:\(port)", "--database", database, "--allow-private-webhooks", "--requests-per-minute", "1000000"],
+                executable: BeacondRun.registryBinary, logDirectory: directory.path, name: "registry-\(run)")
+            for _ in 0..<200 where !server.stderr.contains("bike-registry listening") { try await Task.sleep(for: .milliseconds(25)) }
+            return server
+        }
+
+        var server = try await start()
+        var bikes: [String] = []
+        for minor in 1...5 {
+            let bike = try await client.register(minor: minor)
+            let patch = #"{"missing":true,"notify":{"webhook":"\#(receiver.url("/hook"))"}}"#
+            #expect(try await client.request(.PATCH, "/owner/bikes/\(bike.id)", bearer: bike.token, body: patch).status == 200)
+            bikes.append(bike.id)
+        }
+
+        // The station: one new visit after another, each an enter, until told to stop.
+        let acknowledged = LockedList()
+        let posting = Task {
+            var visit = 0
+            while !Task.isCancelled {
+                visit += 1
+                let firstSeen = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: 1_717_228_800 + Double(visit) * 60))
+                let sighting = RegistryClient.sighting(bikeId: bikes[visit % bikes.count], firstSeen: firstSeen)
+                if let answer = try? await client.post(sighting, key: key), (200..<300).contains(answer.status) {
+                    acknowledged.append(sighting.id)
+                } else {
+                    try? await Task.sleep(for: .milliseconds(20))
+                }
+            }
+        }
+        for _ in 0..<20 {
+            try await Task.sleep(for: .milliseconds(Int.random(in: 150...600)))
+            kill(server.process.processIdentifier, SIGKILL)
+            _ = await server.waitForExit(seconds: 10)
+            server = try await start()
+        }
+        try await Task.sleep(for: .milliseconds(500))
+        posting.cancel()
+        _ = await posting.value
+
+        // Every acknowledged sighting is in the database.
+        let store = try RegistryDatabase(path: database)
+        var stored = Set<String>()
+        for bike in bikes { stored.formUnion(try await store.sightings(bikeId: bike, limit: 100_000).map(\.visitId)) }
+        let acknowledgedIDs = acknowledged.items
+        #expect(acknowledgedIDs.count >= 40, "the station got \(acknowledgedIDs.count) sightings through; too few to mean much")
+        var missingSightings = 0
+        for id in acknowledgedIDs where try await !store.hasSighting(id) { missingSightings += 1 }
+        #expect(missingSightings == 0, "\(missingSightings) sightings answered 2xx were lost")
+
+        // Every notification owed is delivered, with one webhook-id per message however often it came.
+        var counts = try await store.notificationCounts()
+        for _ in 0..<300 where counts.owed > 0 {
+            try await Task.sleep(for: .milliseconds(100))
+            counts = try await store.notificationCounts()
+        }
+        #expect(counts.owed == 0 && counts.abandoned == 0, "\(counts)")
+        let received = receiver.received
+        var idsByVisit: [String: Set<String>] = [:]
+        for message in received {
+            let body = try #require(try JSONSerialization.jsonObject(with: Data(message.body.utf8)) as? [String: Any])
+            let visit = (body["data"] as? [String: Any])?["visitId"] as? String ?? ""
+            idsByVisit["\(visit) \(body["type"] ?? "")", default: []].insert(message.headers["webhook-id"] ?? "")
+        }
+        #expect(idsByVisit.values.allSatisfy { $0.count == 1 }, "a message came under two webhook-ids")
+        #expect(idsByVisit.count == counts.delivered, "each delivered message reached the receiver")
+        #expect(stored.count >= acknowledgedIDs.count && idsByVisit.count == stored.count, "one seen per stored visit: \(idsByVisit.count) of \(stored.count)")
+        server.terminate()
+        #expect(await server.waitForExit(seconds: 10) == 0)
+    }
+}
+
+/// A list appended to from a task and read at the end.
+final class LockedList: Sendable {
+    private let list = Mutex([String]())
+    func append(_ item: String) { list.withLock { $0.append(item) } }
+    var items: [String] { list.withLock { $0 } }
+}
