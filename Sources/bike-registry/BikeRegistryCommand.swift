@@ -30,7 +30,9 @@ struct DatabaseOption: ParsableArguments {
         do {
             return try RegistryDatabase(path: path)
         } catch {
-            throw CleanExit.message("bike-registry: \(error)")
+            // 73 (EX_CANTCREAT), as beacond says of a state directory it cannot use.
+            FileHandle.standardError.write(Data("bike-registry: \(error)\n".utf8))
+            throw ExitCode(73)
         }
     }
 }
@@ -82,8 +84,9 @@ struct StationCommand: ParsableCommand {
             discussion: "Only a hash of the key is stored: keep it in the station's /etc/beacond/registry-api-key. A running server accepts it at once.")
 
         @Argument(help: "The café's name, as owners will read it.") var name: String
-        @Option(help: "The café's latitude.") var latitude: Double
-        @Option(help: "The café's longitude.") var longitude: Double
+        // Unconditional: a value may start with "-" (south of the equator, west of Greenwich).
+        @Option(parsing: .unconditional, help: "The café's latitude (negative south of the equator).") var latitude: Double
+        @Option(parsing: .unconditional, help: "The café's longitude (negative west of Greenwich).") var longitude: Double
         @Flag(help: "Print {\"name\": …, \"key\": …} for scripts.") var json = false
         @OptionGroup var database: DatabaseOption
 

@@ -16,15 +16,17 @@ import Testing
         let database = directory.file("registry.sqlite")
         let added = try await BeacondRun.run(
             executable: BeacondRun.registryBinary.path,
-            ["station", "add", "Ace Café", "--latitude", "51.5412", "--longitude=-0.2769", "--json", "--database", database])
+            ["station", "add", "Ace Café", "--latitude", "51.5412", "--longitude", "-0.2769", "--json", "--database", database])
         #expect(added.status == 0, "\(added.stderr)")
         let addedStation = try #require(try JSONSerialization.jsonObject(with: Data(added.stdout.utf8)) as? [String: String])
         #expect(addedStation["name"] == "Ace Café")
         let key = try #require(addedStation["key"])
 
+        // As systemd runs it (Type=notify): READY=1 once it listens.
+        let notify = try NotifyListener(path: directory.file("notify.sock"))
         let server = try DaemonProcess(
             ["serve", "--listen", "127.0.0.1:0", "--database", database, "--allow-private-webhooks"], executable: BeacondRun.registryBinary,
-            logDirectory: directory.path, name: "registry")
+            environment: ["NOTIFY_SOCKET": notify.path], logDirectory: directory.path, name: "registry")
         var port: Int?
         for _ in 0..<200 where port == nil {
             port = server.stderr.split(separator: "\n").lazy.compactMap { line in
@@ -33,6 +35,7 @@ import Testing
             if port == nil { try await Task.sleep(for: .milliseconds(50)) }
         }
         let registry = RegistryClient(baseURL: "http://127.0.0.1:\(try #require(port, "no listening line: \(server.stderr)"))")
+        #expect(notify.receive().flatMap { $0 }.contains("READY=1"), "READY=1 once listening")
         let receiver = NotificationReceiver()
         try await receiver.start()
         defer { Task { await receiver.stop() } }
@@ -112,5 +115,21 @@ import Testing
             for secret in secrets { #expect(!log.contains(secret), "a key, token or secret was logged") }
         }
         #expect(server.stderr.contains("/bikes") && !server.stderr.contains("key="), "request lines carry the path, never the query")
+    }
+
+    @Test func aDatabaseItCannotOpenOrDoesNotSupportIsRefusedWithItsStatus() async throws {
+        let cannot = try await BikeRegistryRun.run(["serve", "--database", "/nonexistent/registry.sqlite"])
+        #expect(cannot.status == 73 && cannot.stderr.contains("cannot open the registry database /nonexistent/registry.sqlite"), "\(cannot.stderr)")
+        let postgres = try await BikeRegistryRun.run(["station", "list", "--database", "postgres://localhost/registry"])
+        #expect(postgres.status == 64 && postgres.stderr.contains("PostgreSQL is not supported yet"), "\(postgres.stderr)")
+        let badListen = try await BikeRegistryRun.run(["serve", "--listen", "8180"])
+        #expect(badListen.status == 64 && badListen.stderr.contains("--listen is HOST:PORT"), "\(badListen.stderr)")
+    }
+}
+
+/// `bike-registry` run as an operator runs it.
+enum BikeRegistryRun {
+    static func run(_ arguments: [String]) async throws -> BeacondRun {
+        try await BeacondRun.run(executable: BeacondRun.registryBinary.path, arguments)
     }
 }

@@ -1,5 +1,4 @@
-import BeaconTestSupport
-import Foundation
+public import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,11 +8,11 @@ import Glibc
 /// It reads all the time, as systemd does. A socket read only at the end fills up (Linux queues 10 datagrams
 /// for an unread Unix socket), and the daemon, which never blocks on it, then drops what it sends next: on a
 /// slow CI run the watchdog pings filled it and STOPPING=1 was lost.
-final class NotifyListener {
-    let path: String
+public final class NotifyListener {
+    public let path: String
     private let inbox: Inbox
 
-    init(path: String) throws {
+    public init(path: String) throws {
         self.path = path
         let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
         var address = sockaddr_un()
@@ -38,7 +37,7 @@ final class NotifyListener {
 
     /// Every message received since the last call (each a list of `KEY=value` fields), after waiting 100 ms for
     /// any still on their way.
-    func receive() -> [[String]] {
+    public func receive() -> [[String]] {
         usleep(100_000)
         return inbox.take()
     }
