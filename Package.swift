@@ -149,7 +149,7 @@ let package = Package(
         .testTarget(
             name: "BikeRegistryTests",
             dependencies: [
-                "BikeRegistryServer", "BikeRegistryStore", "BeaconTestSupport",
+                "BikeRegistryServer", "BikeRegistryStore", "BeaconTestSupport", "BeaconRegistry", "BeaconEngine", "BeaconWire",
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
