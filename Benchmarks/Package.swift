@@ -13,6 +13,8 @@ let package = Package(
         .package(path: ".."),
         // Deque, for the mutex-guarded queue the advert ring is compared with.
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        // The engine service's logger, in LiveBenchmark's advert-to-commit part.
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // The plain C loop beacond's decoder is compared with, in the same process and run. Both it and the
@@ -51,6 +53,9 @@ let package = Package(
                 .product(name: "BeaconWire", package: root),
                 .product(name: "BeaconCapture", package: root),
                 .product(name: "BeaconEngine", package: root),
+                .product(name: "BeaconDaemon", package: root),
+                .product(name: "BeaconOutbox", package: root),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The registry's bike list into the set matching needs, read as it arrives, against decoding it whole.

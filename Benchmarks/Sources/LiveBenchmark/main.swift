@@ -9,6 +9,8 @@
 //    per second (context switches of the reading thread, getrusage RUSAGE_THREAD), its CPU per advert, and the
 //    latency from an advert's write to its arrival in the ring (p50, p99), with adverts read as each comes
 //    (gather 0, what beacond did) and gathered 50 ms after the first wakes the thread, then read with recvmmsg.
+//    Then, at the same rates, from an advert's write to the commit of the sighting it causes, through the daemon's
+//    capture loop, EngineService and a real outbox (CommitLatency.swift), before and after gathering.
 // 3. Watchdog reaction: a controller that answers commands and sends one report after each scan enable (as
 //    btvirt does), then goes silent. The time from the end of the allowed silence to the first command of the
 //    rescan is the watchdog's reaction.
@@ -267,6 +269,16 @@ for rate in [2_000, 200] {
         print(String(format: "  %5d/s   gathered: %.2fx the wake-ups, %.2fx the CPU per advert", rate, after.wakeupsPerSecond / before.wakeupsPerSecond,
                      after.cpuPerAdvert / before.cpuPerAdvert))
         if rate == 2_000 && after.wakeupsPerSecond > 50 { fail("more than 50 wake-ups a second at 2,000 adverts/s: \(after.wakeupsPerSecond)") }
+    }
+}
+
+print("Advert to committed sighting (every 50th minor a missing bike, each advert of one a new visit; the daemon's")
+print("capture loop, EngineService and a real outbox, \(pacedSeconds) s each)")
+print("  rate      gather   advert -> commit p50   p99        sightings")
+for rate in [2_000, 200] {
+    for gather in [0, 50] {
+        let result = await commitLatency(rate: rate, seconds: pacedSeconds, gather: gather)
+        print(String(format: "  %5d/s   %3d ms   %17.2f ms   %6.2f ms   %d", rate, gather, result.p50, result.p99, result.samples))
     }
 }
 
