@@ -58,12 +58,13 @@ import Testing
 
         // The station: one new visit after another, each an enter, until told to stop.
         let acknowledged = LockedList()
+        let bikeIDs = bikes
         let posting = Task {
             var visit = 0
             while !Task.isCancelled {
                 visit += 1
                 let firstSeen = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: 1_717_228_800 + Double(visit) * 60))
-                let sighting = RegistryClient.sighting(bikeId: bikes[visit % bikes.count], firstSeen: firstSeen)
+                let sighting = RegistryClient.sighting(bikeId: bikeIDs[visit % bikeIDs.count], firstSeen: firstSeen)
                 if let answer = try? await client.post(sighting, key: key), (200..<300).contains(answer.status) {
                     acknowledged.append(sighting.id)
                 } else {
