@@ -38,6 +38,8 @@ let package = Package(
         // bike-registry: hashes of station keys and owner tokens (SHA-256), webhook signatures (HMAC-SHA256).
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        // bike-registry's PostgreSQL store, for a registry that serves many cafés from more than one machine.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // libbluetooth (apt: libbluetooth-dev). Only BeaconCapture imports it.
@@ -121,10 +123,15 @@ let package = Package(
             dependencies: ["BeaconCLI", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
 
-        // bike-registry's storage: stations, bikes, sightings and the notifications owed, in SQLite. No HTTP.
+        // bike-registry's storage: stations, bikes, sightings and the notifications owed, in one SQLite file (GRDB) or
+        // a PostgreSQL database (postgres-nio), the same schema in both. No HTTP.
         .target(
             name: "BikeRegistryStore",
-            dependencies: [.product(name: "GRDB", package: "GRDB.swift"), .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: [
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // bike-registry's HTTP API (docs/registry-api.yaml) and the worker that delivers owners' notifications.
         .target(
@@ -153,6 +160,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ]),
 
         .testTarget(name: "BeaconWireTests", dependencies: ["BeaconWire", "BeaconTestSupport"]),

@@ -7,14 +7,15 @@ import NIOCore
 import NIOHTTP1
 import ServiceLifecycle
 
-/// Delivers the notifications the database owes, oldest first, a few at a time. A sighting that makes one due rings
-/// the doorbell, so an owner is told within a second or so; otherwise it looks again when the next retry is due.
+/// Delivers the notifications the database owes, oldest first, eight at a time. A sighting that makes one due rings
+/// the doorbell, so an owner is told within a second or so; otherwise it looks again when the next retry is due (or
+/// in 30 s at the latest, for messages another server of a shared PostgreSQL database made due).
 ///
 /// Retries back off (5 s by default, doubling to an hour), wait at least `Retry-After`, and survive restarts (the state is in the
 /// database); every attempt carries the same webhook-id. An endpoint that answers 410 is disabled. A message not
 /// delivered within three days is abandoned.
 final class NotificationWorker: Service {
-    private let database: RegistryDatabase
+    private let database: any RegistryStore
     private let doorbell: Doorbell
     private let targets: NotificationTargetPolicy
     private let client: HTTPClient
@@ -23,7 +24,7 @@ final class NotificationWorker: Service {
     static let concurrency = 8
     static let giveUpAfter: TimeInterval = 3 * 86_400
 
-    init(database: RegistryDatabase, doorbell: Doorbell, targets: NotificationTargetPolicy, client: HTTPClient, retryBase: Duration, logger: Logger) {
+    init(database: any RegistryStore, doorbell: Doorbell, targets: NotificationTargetPolicy, client: HTTPClient, retryBase: Duration, logger: Logger) {
         self.retryBase = Double(retryBase.components.seconds) + Double(retryBase.components.attoseconds) / 1e18
         self.database = database
         self.doorbell = doorbell
@@ -36,18 +37,23 @@ final class NotificationWorker: Service {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 do {
-                    let due = try await self.database.dueNotifications(limit: Self.concurrency * 4)
-                    if due.isEmpty {
-                        let next = try await self.database.nextNotificationDue()
+                    let next = try await self.database.nextNotificationDue()
+                    if next.map({ $0.timeIntervalSinceNow > 0 }) ?? true {
                         let wait = next.map { max(0.05, min(30, $0.timeIntervalSinceNow)) } ?? 30
                         await self.doorbell.wait(timeout: .milliseconds(Int(wait * 1000)), clock: ContinuousClock())
                         continue
                     }
-                    await withTaskGroup(of: Void.self) { group in
-                        for (index, notification) in due.enumerated() {
-                            if index >= Self.concurrency { await group.next() }
-                            group.addTask { await self.deliver(notification) }
+                    // Something is due: lanes that each take the next due message until none is left, so a slow
+                    // endpoint holds one lane, not the others.
+                    _ = try await withThrowingTaskGroup(of: Int.self) { group in
+                        for _ in 0..<Self.concurrency {
+                            group.addTask {
+                                var count = 0
+                                while !Task.isCancelled, try await self.database.deliverDueNotification(now: Date(), self.deliver) { count += 1 }
+                                return count
+                            }
                         }
+                        return try await group.reduce(0, +)
                     }
                 } catch {
                     self.logger.error("notification worker: \(error)")
@@ -57,29 +63,27 @@ final class NotificationWorker: Service {
         }
     }
 
-    private func deliver(_ notification: PendingNotification) async {
-        let outcome = await attempt(notification)
-        do {
-            switch outcome {
-            case .delivered:
-                try await database.markDelivered(notification.id)
-                logger.info("notification delivered", metadata: ["notification.id": "\(notification.id)", "notification.channel": "\(notification.channel.rawValue)", "bike.id": "\(notification.bikeId)"])
-            case .gone:
-                try await database.disableTarget(bikeId: notification.bikeId, channel: notification.channel, target: notification.target)
-                logger.notice("notification target gone (410); disabled", metadata: ["bike.id": "\(notification.bikeId)", "notification.channel": "\(notification.channel.rawValue)"])
-            case .retry(let reason, let retryAfter):
-                if Date().timeIntervalSince(notification.createdAt) > Self.giveUpAfter {
-                    try await database.abandon(notification.id, error: reason)
-                    logger.warning("notification abandoned after three days", metadata: ["notification.id": "\(notification.id)", "reason": "\(reason)"])
-                    return
-                }
-                let backoff = min(3600, retryBase * pow(2, Double(min(notification.attempts, 12))))
-                let wait = max(backoff, min(3600, retryAfter ?? 0))
-                try await database.retryLater(notification.id, at: Date().addingTimeInterval(wait), error: reason)
-                logger.info("notification retried later", metadata: ["notification.id": "\(notification.id)", "reason": "\(reason)", "retry.seconds": "\(Int(wait))"])
+    /// One attempt, and what the store should make of it.
+    @Sendable private func deliver(_ notification: PendingNotification) async -> DeliveryOutcome {
+        let metadata: Logger.Metadata = [
+            "notification.id": "\(notification.id)", "notification.channel": "\(notification.channel.rawValue)", "bike.id": "\(notification.bikeId)",
+        ]
+        switch await attempt(notification) {
+        case .delivered:
+            logger.info("notification delivered", metadata: metadata)
+            return .delivered
+        case .gone:
+            logger.notice("notification target gone (410); disabled", metadata: metadata)
+            return .gone
+        case .retry(let reason, let retryAfter):
+            if Date().timeIntervalSince(notification.createdAt) > Self.giveUpAfter {
+                logger.warning("notification abandoned after three days", metadata: metadata.merging(["reason": "\(reason)"]) { $1 })
+                return .abandon(error: reason)
             }
-        } catch {
-            logger.error("cannot record a notification's delivery: \(error)")
+            let backoff = min(3600, retryBase * pow(2, Double(min(notification.attempts, 12))))
+            let wait = max(backoff, min(3600, retryAfter ?? 0))
+            logger.info("notification retried later", metadata: metadata.merging(["reason": "\(reason)", "retry.seconds": "\(Int(wait))"]) { $1 })
+            return .retry(at: Date().addingTimeInterval(wait), error: reason)
         }
     }
 

@@ -6,7 +6,7 @@ import Hummingbird
 /// The owner side: register a bike (no credentials; rate-limited per address), then, with the owner token as
 /// `Authorization: Bearer`, read, change or delete that one bike and read its sightings.
 struct OwnerRoutes: Sendable {
-    let database: RegistryDatabase
+    let database: any RegistryStore
     let registrations: RateLimiter
     let requests: RateLimiter
     let targets: NotificationTargetPolicy
@@ -81,9 +81,8 @@ struct OwnerRoutes: Sendable {
                 bikeId: bike.id, stationsListeningLastHour: listening,
                 sightings: sightings.map {
                     SightingsAnswer.Item(
-                        kind: $0.kind, seenAt: $0.seenAt, firstSeen: $0.firstSeen, lastSeen: $0.lastSeen,
-                        station: .init(name: $0.stationName, latitude: $0.latitude, longitude: $0.longitude), proximity: $0.proximity,
-                        rssi: $0.rssi, visitId: $0.visitId)
+                        kind: $0.kind, seenAt: $0.seenAt, firstSeen: $0.firstSeen, lastSeen: $0.lastSeen, station: $0.station,
+                        proximity: $0.proximity, rssi: $0.rssi, visitId: $0.visitId)
                 }),
             headers: [.cacheControl: "no-store"])
     }
@@ -189,18 +188,12 @@ struct RegistrationAnswer: Encodable {
 }
 
 struct SightingsAnswer: Encodable {
-    struct Place: Encodable {
-        var name: String
-        var latitude: Double
-        var longitude: Double
-    }
-
     struct Item: Encodable {
         var kind: String
         var seenAt: Date
         var firstSeen: Date
         var lastSeen: Date
-        var station: Place
+        var station: NotificationPayload.StationPlace
         var proximity: String
         var rssi: Double?
         var visitId: String

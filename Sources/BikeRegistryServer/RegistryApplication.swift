@@ -9,15 +9,18 @@ public import Logging
 /// Hummingbird application. Under systemd it says READY=1 once it accepts connections.
 public enum RegistryApplication {
     public static func make(
-        database: RegistryDatabase, configuration: RegistryServerConfiguration, logger: Logger,
+        database: any RegistryStore, configuration: RegistryServerConfiguration, logger: Logger,
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         let doorbell = Doorbell()
         let targets = NotificationTargetPolicy(allowPrivate: configuration.allowPrivateWebhooks)
         let router = Router(context: BasicRequestContext.self)
+        let refreshes = StationRefreshLog(database: database, interval: configuration.refreshWriteInterval, logger: logger)
         router.add(middleware: RequestLog(logger: logger))
+        router.add(middleware: StoreUnavailable(logger: logger))
         router.add(middleware: MethodNotAllowed())
-        StationRoutes(database: database, limiter: RateLimiter(perMinute: configuration.requestsPerMinute), doorbell: doorbell).add(to: router)
+        StationRoutes(database: database, limiter: RateLimiter(perMinute: configuration.requestsPerMinute), doorbell: doorbell, refreshes: refreshes)
+            .add(to: router)
         OwnerRoutes(
             database: database, registrations: RateLimiter(perMinute: configuration.registrationsPerMinute),
             requests: RateLimiter(perMinute: configuration.requestsPerMinute), targets: targets
@@ -26,10 +29,10 @@ public enum RegistryApplication {
         let notifier = SystemdNotifier(environment: ProcessInfo.processInfo.environment)
         return Application(
             router: router, configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "bike-registry"),
-            services: [worker, RetentionService(database: database, retention: configuration.retention, logger: logger)],
+            services: [worker, refreshes, RetentionService(database: database, retention: configuration.retention, logger: logger)],
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? configuration.port
-                logger.info("bike-registry listening", metadata: ["address": "\(configuration.host):\(port)", "database": "\(database.path)"])
+                logger.info("bike-registry listening", metadata: ["address": "\(configuration.host):\(port)", "database": "\(database.location)"])
                 notifier?.notify(["READY=1", "STATUS=listening on \(configuration.host):\(port)"])
                 await onServerRunning(port)
             },

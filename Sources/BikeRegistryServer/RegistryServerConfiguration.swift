@@ -13,6 +13,8 @@ public struct RegistryServerConfiguration: Sendable {
     public var requestsPerMinute: Int
     /// A failed notification's first retry waits this long, doubling up to an hour.
     public var retryBase: Duration = .seconds(5)
+    /// Stations' refreshes are noted in memory and written this often (`StationRefreshLog`).
+    public var refreshWriteInterval: Duration = .seconds(5)
 
     public init(
         host: String = "127.0.0.1", port: Int = 8180, allowPrivateWebhooks: Bool = false, retention: Duration = .seconds(90 * 86_400),

@@ -5,7 +5,7 @@ import ServiceLifecycle
 
 /// Deletes sightings older than the retention (90 days by default) at start and every six hours.
 struct RetentionService: Service {
-    let database: RegistryDatabase
+    let database: any RegistryStore
     let retention: Duration
     let logger: Logger
 

@@ -3,22 +3,20 @@ import BikeRegistryStore
 import Foundation
 import HTTPTypes
 import Hummingbird
-import Synchronization
 
 /// The station side of docs/registry-api.yaml: `GET /bikes` and `POST /sightings`, with a station's key as
 /// `?key=` or `Authorization: Bearer`.
 final class StationRoutes: Sendable {
-    let database: RegistryDatabase
+    let database: any RegistryStore
     let limiter: RateLimiter
     let doorbell: Doorbell
-    /// When each station's refresh was last written: a refresh is written at most once a minute per station, so
-    /// that answering a refresh is a read.
-    private let refreshesWritten = Mutex([Int64: ContinuousClock.Instant]())
+    let refreshes: StationRefreshLog
 
-    init(database: RegistryDatabase, limiter: RateLimiter, doorbell: Doorbell) {
+    init(database: any RegistryStore, limiter: RateLimiter, doorbell: Doorbell, refreshes: StationRefreshLog) {
         self.database = database
         self.limiter = limiter
         self.doorbell = doorbell
+        self.refreshes = refreshes
     }
 
     func add<Context: RequestContext>(to router: Router<Context>) {
@@ -50,7 +48,7 @@ final class StationRoutes: Sendable {
         if let missing = request.uri.queryParameters["missing"], missing != "true" && missing != "false" {
             throw APIError.badRequest("missing is true or false")
         }
-        try await noteRefresh(station, userAgent: request.headers[.userAgent])
+        refreshes.note(station, userAgent: request.headers[.userAgent])
         // The list is only ever the missing bikes, whatever `missing` says: a station has no use for the others, and
         // a list of every beacon would let anyone with a key follow bikes that are not stolen.
         let version = try await database.listVersion()
@@ -63,16 +61,6 @@ final class StationRoutes: Sendable {
             ListedBike(id: $0.id, beaconUUID: $0.uuid, beaconMajor: $0.major, beaconMinor: $0.minor, missing: true, make: $0.make, model: $0.model, colour: $0.colour)
         }
         return try JSONBody.response(listed, headers: [.eTag: "\"m\(current)\"", .cacheControl: "no-cache"])
-    }
-
-    private func noteRefresh(_ station: Station, userAgent: String?) async throws {
-        let now = ContinuousClock.now
-        let due = refreshesWritten.withLock { written in
-            if let last = written[station.id], now - last < .seconds(60) { return false }
-            written[station.id] = now
-            return true
-        }
-        if due { try await database.recordRefreshes([station.id: (Date(), userAgent.map { String($0.prefix(200)) })]) }
     }
 
     private func sighting(_ request: Request) async throws -> Response {

@@ -12,6 +12,12 @@ public struct NotificationPayload: Codable, Sendable, Equatable {
         public var name: String
         public var latitude: Double
         public var longitude: Double
+
+        public init(name: String, latitude: Double, longitude: Double) {
+            self.name = name
+            self.latitude = latitude
+            self.longitude = longitude
+        }
     }
 
     public struct Details: Codable, Sendable, Equatable {

@@ -11,28 +11,58 @@ struct BikeRegistryCommand: AsyncParsableCommand {
         commandName: "bike-registry",
         abstract: "The registry beacond stations report to: owners register bikes and mark them missing, stations fetch the missing list and post sightings, and owners are notified.",
         discussion: """
-            The API is docs/registry-api.yaml. Data lives in one SQLite file: --database, or registry.sqlite in \
-            $STATE_DIRECTORY (under systemd) or the working directory.
+            The API is docs/registry-api.yaml. Data lives in one SQLite file (--database PATH, or registry.sqlite in \
+            $STATE_DIRECTORY under systemd, else the working directory), or in a PostgreSQL database \
+            (--database postgres://…) that several servers may share.
             """,
         subcommands: [Serve.self, StationCommand.self])
 }
 
 /// `--database`, shared by every command.
 struct DatabaseOption: ParsableArguments {
-    @Option(help: ArgumentHelp("The registry's SQLite file.", discussion: "Default: registry.sqlite in $STATE_DIRECTORY or the working directory."))
+    @Option(
+        help: ArgumentHelp(
+            "The registry's SQLite file, or a postgres:// URL.",
+            discussion: """
+                Default: registry.sqlite in $STATE_DIRECTORY or the working directory. PostgreSQL: \
+                postgres://USER:PASSWORD@HOST:PORT/DATABASE?sslmode=disable|prefer|require|verify-full (verify-full checks the \
+                server's certificate, against sslrootcert=FILE if given), or postgres:///DATABASE for the local server's \
+                Unix socket (?host=DIRECTORY if not /var/run/postgresql). The schema is created or brought up to date at start.
+                """))
     var database: String?
 
-    func open() throws -> RegistryDatabase {
-        let path = database ?? ((ProcessInfo.processInfo.environment["STATE_DIRECTORY"].map { $0 + "/" } ?? "") + "registry.sqlite")
-        if path.hasPrefix("postgres://") || path.hasPrefix("postgresql://") {
-            throw ValidationError("PostgreSQL is not supported yet; give a SQLite file")
-        }
+    func validate() throws {
         do {
-            return try RegistryDatabase(path: path)
+            try RegistryStores.check(location)
+        } catch {
+            throw ValidationError("--database: \(error)")
+        }
+    }
+
+    var location: String {
+        database ?? ((ProcessInfo.processInfo.environment["STATE_DIRECTORY"].map { $0 + "/" } ?? "") + "registry.sqlite")
+    }
+
+    func open(connections: Int = 2, logger: Logger = Logger(label: "bike-registry")) async throws -> any RegistryStore {
+        do {
+            return try await RegistryStores.open(location, connections: connections, logger: logger)
         } catch {
             // 73 (EX_CANTCREAT), as beacond says of a state directory it cannot use.
             FileHandle.standardError.write(Data("bike-registry: \(error)\n".utf8))
             throw ExitCode(73)
+        }
+    }
+
+    /// Runs `body` with the store open, and closes it after.
+    func with<Result>(_ body: (any RegistryStore) async throws -> Result) async throws -> Result {
+        let store = try await open()
+        do {
+            let result = try await body(store)
+            await store.close()
+            return result
+        } catch {
+            await store.close()
+            throw error
         }
     }
 }
@@ -48,10 +78,16 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Registrations one address may make per minute.") var registrationsPerMinute = 20
     @Option(help: "Requests one station key, or one owner token, may make per minute.") var requestsPerMinute = 600
     @Option(help: "trace, debug, info, notice, warning or error.") var logLevel = "info"
+    @Option(
+        help: ArgumentHelp(
+            "Connections to PostgreSQL at most (readers of a SQLite file).",
+            discussion: "Each server of a shared database takes up to this many of the PostgreSQL server's max_connections (100 by default)."))
+    var databaseConnections = 16
 
     func validate() throws {
         guard Self.split(listen) != nil else { throw ValidationError("--listen is HOST:PORT, for example 127.0.0.1:8180") }
         guard retentionDays >= 1 else { throw ValidationError("--retention-days is at least 1") }
+        guard (2...1000).contains(databaseConnections) else { throw ValidationError("--database-connections is 2 to 1000") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level is trace, debug, info, notice, warning or error") }
     }
 
@@ -65,20 +101,26 @@ struct Serve: AsyncParsableCommand {
         LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
         var logger = Logger(label: "bike-registry")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
-        let database = try database.open()
+        let database = try await database.open(connections: databaseConnections, logger: logger)
         let (host, port) = Self.split(listen)!
         let configuration = RegistryServerConfiguration(
             host: host, port: port, allowPrivateWebhooks: allowPrivateWebhooks, retention: .seconds(retentionDays * 86_400),
             registrationsPerMinute: registrationsPerMinute, requestsPerMinute: requestsPerMinute)
-        try await RegistryApplication.make(database: database, configuration: configuration, logger: logger).runService()
+        do {
+            try await RegistryApplication.make(database: database, configuration: configuration, logger: logger).runService()
+        } catch {
+            await database.close()
+            throw error
+        }
+        await database.close()
     }
 }
 
-struct StationCommand: ParsableCommand {
+struct StationCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "station", abstract: "Add, list and revoke the cafés' stations and their keys.", subcommands: [Add.self, List.self, Revoke.self])
 
-    struct Add: ParsableCommand {
+    struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Add a station and print its key, once.",
             discussion: "Only a hash of the key is stored: keep it in the station's /etc/beacond/registry-api-key. A running server accepts it at once.")
@@ -90,12 +132,11 @@ struct StationCommand: ParsableCommand {
         @Flag(help: "Print {\"name\": …, \"key\": …} for scripts.") var json = false
         @OptionGroup var database: DatabaseOption
 
-        func run() throws {
-            let database = try database.open()
+        func run() async throws {
             let key: String
             do {
-                key = try database.addStation(name: name, latitude: latitude, longitude: longitude)
-            } catch {
+                key = try await database.with { try await $0.addStation(name: name, latitude: latitude, longitude: longitude) }
+            } catch let error as RegistryStoreError {
                 throw ValidationError("\(error)")
             }
             if json {
@@ -107,14 +148,14 @@ struct StationCommand: ParsableCommand {
         }
     }
 
-    struct List: ParsableCommand {
+    struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the stations: position, last refresh, last sighting and beacond version.")
 
         @Flag(help: "One JSON object per station.") var json = false
         @OptionGroup var database: DatabaseOption
 
-        func run() throws {
-            let stations = try database.open().stations()
+        func run() async throws {
+            let stations = try await database.with { try await $0.stations() }
             for station in stations {
                 let fields: [String: Any] = [
                     "name": station.name, "latitude": station.latitude, "longitude": station.longitude, "revoked": station.revokedAt != nil,
@@ -136,14 +177,14 @@ struct StationCommand: ParsableCommand {
         static func time(_ date: Date) -> String { date.formatted(Date.ISO8601FormatStyle()) }
     }
 
-    struct Revoke: ParsableCommand {
+    struct Revoke: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Revoke a station's key; a running server refuses it at once. Its sightings are kept.")
 
         @Argument(help: "The station's name.") var name: String
         @OptionGroup var database: DatabaseOption
 
-        func run() throws {
-            guard try database.open().revokeStation(name: name) else { throw ValidationError("no station named \(name) (or it is revoked already)") }
+        func run() async throws {
+            guard try await database.with({ try await $0.revokeStation(name: name) }) else { throw ValidationError("no station named \(name) (or it is revoked already)") }
             print("station \(name) revoked")
         }
     }

@@ -11,13 +11,13 @@ import Testing
 /// beacond's own registry client (HTTPRegistry, as the daemon uses it) against the real bike-registry, with the key
 /// as `?key=` and as a bearer token: the list and its 304, sightings delivered and their repeats, a revoked key held.
 @Suite struct BeacondClientTests {
-    @Test(arguments: RegistryConfiguration.Authentication.allCases)
-    func beacondsClientWorksAgainstTheRealRegistryUnchanged(authentication: RegistryConfiguration.Authentication) async throws {
+    @Test(arguments: StoreKind.allCases, RegistryConfiguration.Authentication.allCases)
+    func beacondsClientWorksAgainstTheRealRegistryUnchanged(store: StoreKind, authentication: RegistryConfiguration.Authentication) async throws {
         let directory = try TemporaryDirectory("bike-registry-client")
         defer { directory.remove() }
-        let server = try await RegistryHarness(directory: directory.path)
+        let server = try await RegistryHarness(store, directory: directory.path)
         defer { Task { await server.stop() } }
-        let key = try server.database.addStation(name: "Ace", latitude: 51.5, longitude: -0.12)
+        let key = try await server.database.addStation(name: "Ace", latitude: 51.5, longitude: -0.12)
         var ids: [UInt16: String] = [:]
         for minor in [UInt16(0), 1, 2] {
             let bike = try await server.register(minor: Int(minor))
@@ -57,7 +57,7 @@ import Testing
         let stored = try await server.database.sightings(bikeId: ids[0]!)
         #expect(stored.map(\.kind).sorted() == ["enter", "exit"])
 
-        _ = try server.database.revokeStation(name: "Ace")
+        _ = try await server.database.revokeStation(name: "Ace")
         guard case .held(let status, _) = await registry.post(body: payloads[0].body, sightingID: payloads[0].id) else {
             Issue.record("a revoked key's sighting was not held")
             return

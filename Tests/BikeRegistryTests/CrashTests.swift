@@ -25,10 +25,12 @@ import Testing
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
-    @Test func killedTwentyTimesItLosesNoAcknowledgedSightingAndNoNotification() async throws {
+    @Test(arguments: StoreKind.allCases) func killedTwentyTimesItLosesNoAcknowledgedSightingAndNoNotification(store kind: StoreKind) async throws {
         let directory = try TemporaryDirectory("bike-registry-crash")
         defer { directory.remove() }
-        let database = directory.file("registry.sqlite")
+        let testDatabase = try await TestDatabase.make(kind, in: directory.path)
+        defer { Task { await testDatabase.drop() } }
+        let database = testDatabase.location
         let added = try await BeacondRun.run(
             executable: BeacondRun.registryBinary.path, ["station", "add", "Ace", "--latitude", "51.5", "--longitude=-0.1", "--json", "--database", database])
         let key = try #require((try JSONSerialization.jsonObject(with: Data(added.stdout.utf8)) as? [String: String])?["key"])
@@ -83,7 +85,8 @@ import Testing
         _ = await posting.value
 
         // Every acknowledged sighting is in the database.
-        let store = try RegistryDatabase(path: database)
+        let store = try await testDatabase.open()
+        defer { Task { await store.close() } }
         var stored = Set<String>()
         for bike in bikes { stored.formUnion(try await store.sightings(bikeId: bike, limit: 100_000).map(\.visitId)) }
         let acknowledgedIDs = acknowledged.items

@@ -3,17 +3,19 @@ import Foundation
 import NIOHTTP1
 import Testing
 
-/// The whole system on one machine: `bike-registry serve` (SQLite), owners registering the café capture's bikes
+/// The whole system on one machine: `bike-registry serve` (SQLite, then PostgreSQL), owners registering the café capture's bikes
 /// with a webhook, and the real `beacond run` replaying Fixtures/cafe/cafe.pcap against it. Each visit of the
 /// capture's ground truth reaches its owner exactly once as seen and once as left, signed; nothing else is sent.
 @Suite struct EndToEndTests {
     static let capture = Fixtures.repositoryRoot.appendingPathComponent("Fixtures/cafe/cafe.pcap").path
     static let groundTruth = Fixtures.repositoryRoot.appendingPathComponent("Fixtures/cafe/cafe.sightings.jsonl").path
 
-    @Test func aCafeReplayTellsEachOwnerOncePerVisit() async throws {
+    @Test(arguments: StoreKind.allCases) func aCafeReplayTellsEachOwnerOncePerVisit(store: StoreKind) async throws {
         let directory = try TemporaryDirectory("bike-registry-e2e")
         defer { directory.remove() }
-        let database = directory.file("registry.sqlite")
+        let testDatabase = try await TestDatabase.make(store, in: directory.path)
+        defer { Task { await testDatabase.drop() } }
+        let database = testDatabase.location
         let added = try await BeacondRun.run(
             executable: BeacondRun.registryBinary.path,
             ["station", "add", "Ace Café", "--latitude", "51.5412", "--longitude", "-0.2769", "--json", "--database", database])
@@ -95,7 +97,12 @@ import Testing
         #expect(told.keys.allSatisfy { !$0.hasPrefix("104 ") && !$0.hasPrefix("901 ") })
 
         // The owner reads where the bike was heard; the operator sees the station listening.
-        let sightings = try await registry.request(.GET, "/owner/bikes/\(bikes[101]!.id)/sightings", bearer: bikes[101]!.token)
+        var sightings = try await registry.request(.GET, "/owner/bikes/\(bikes[101]!.id)/sightings", bearer: bikes[101]!.token)
+        // The server writes stations' refreshes every 5 s.
+        for _ in 0..<60 where sightings.object["stationsListeningLastHour"] as? Int != 1 {
+            try await Task.sleep(for: .milliseconds(200))
+            sightings = try await registry.request(.GET, "/owner/bikes/\(bikes[101]!.id)/sightings", bearer: bikes[101]!.token)
+        }
         let list = try #require(sightings.object["sightings"] as? [[String: Any]])
         #expect(list.count == truth.filter { $0["minor"] as? Int == 101 }.count)
         #expect(sightings.object["stationsListeningLastHour"] as? Int == 1)
@@ -117,11 +124,19 @@ import Testing
         #expect(server.stderr.contains("/bikes") && !server.stderr.contains("key="), "request lines carry the path, never the query")
     }
 
-    @Test func aDatabaseItCannotOpenOrDoesNotSupportIsRefusedWithItsStatus() async throws {
+    @Test func aDatabaseItCannotOpenIsRefusedWithItsStatusAndReason() async throws {
         let cannot = try await BikeRegistryRun.run(["serve", "--database", "/nonexistent/registry.sqlite"])
         #expect(cannot.status == 73 && cannot.stderr.contains("cannot open the registry database /nonexistent/registry.sqlite"), "\(cannot.stderr)")
-        let postgres = try await BikeRegistryRun.run(["station", "list", "--database", "postgres://localhost/registry"])
-        #expect(postgres.status == 64 && postgres.stderr.contains("PostgreSQL is not supported yet"), "\(postgres.stderr)")
+        // PostgreSQL: nothing listening, a password refused, a URL it cannot read. The password is never shown.
+        let nobody = try await BikeRegistryRun.run(["station", "list", "--database", "postgres://registry:hunter2secret@127.0.0.1:1/registry"])
+        #expect(nobody.status == 73 && nobody.stderr.contains("cannot open the registry database postgres://registry@127.0.0.1:1/registry"), "\(nobody.stderr)")
+        var refused = URLComponents(string: TestPostgres.server)!
+        refused.password = "hunter2secret"
+        let wrong = try await BikeRegistryRun.run(["station", "list", "--database", refused.string!])
+        #expect(wrong.status == 73 && wrong.stderr.contains("password authentication failed"), "\(wrong.stderr)")
+        let unreadable = try await BikeRegistryRun.run(["station", "list", "--database", "postgres://registry:hunter2secret@db/registry?sslmode=always"])
+        #expect(unreadable.status == 64 && unreadable.stderr.contains("sslmode is disable, prefer, require or verify-full"), "\(unreadable.stderr)")
+        for run in [nobody, wrong, unreadable] { #expect(!run.stderr.contains("hunter2secret") && !run.stdout.contains("hunter2secret")) }
         let badListen = try await BikeRegistryRun.run(["serve", "--listen", "8180"])
         #expect(badListen.status == 64 && badListen.stderr.contains("--listen is HOST:PORT"), "\(badListen.stderr)")
     }

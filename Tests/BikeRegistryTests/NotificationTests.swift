@@ -27,14 +27,14 @@ import Testing
         return Data(base64Encoded: String(signature.dropFirst(3))) == Data(expected)
     }
 
-    @Test func aVisitIsSeenOnceAndLeftOnceHoweverItsSightingsCome() async throws {
+    @Test(arguments: StoreKind.allCases) func aVisitIsSeenOnceAndLeftOnceHoweverItsSightingsCome(store: StoreKind) async throws {
         let directory = try TemporaryDirectory("bike-registry")
         defer { directory.remove() }
         let receiver = NotificationReceiver()
         try await receiver.start()
-        let registry = try await RegistryHarness(directory: directory.path)
+        let registry = try await RegistryHarness(store, directory: directory.path)
         defer { Task { await registry.stop(); await receiver.stop() } }
-        let key = try registry.database.addStation(name: "Ace Café", latitude: 51.5412, longitude: -0.2769)
+        let key = try await registry.database.addStation(name: "Ace Café", latitude: 51.5412, longitude: -0.2769)
         let bike = try await registry.register(minor: 101)
         let secret = try #require(bike.answer.object["webhookSecret"] as? String)
         let patch = #"{"missing":true,"notify":{"webhook":"\#(receiver.url("/hook"))"}}"#
@@ -74,14 +74,14 @@ import Testing
         #expect(Set(received.map { $0.headers["webhook-id"] ?? "" }).count == 4)
     }
 
-    @Test func failuresAreRetriedUnderTheSameIdAndAGoneEndpointIsDisabled() async throws {
+    @Test(arguments: StoreKind.allCases) func failuresAreRetriedUnderTheSameIdAndAGoneEndpointIsDisabled(store: StoreKind) async throws {
         let directory = try TemporaryDirectory("bike-registry")
         defer { directory.remove() }
         let receiver = NotificationReceiver()
         try await receiver.start()
-        let registry = try await RegistryHarness(directory: directory.path)
+        let registry = try await RegistryHarness(store, directory: directory.path)
         defer { Task { await registry.stop(); await receiver.stop() } }
-        let key = try registry.database.addStation(name: "Ace", latitude: 51.5, longitude: -0.2)
+        let key = try await registry.database.addStation(name: "Ace", latitude: 51.5, longitude: -0.2)
         let bike = try await registry.register(minor: 101)
         #expect(try await registry.request(.PATCH, "/owner/bikes/\(bike.id)", bearer: bike.token, body: #"{"missing":true,"notify":{"webhook":"\#(receiver.url("/hook"))"}}"#).status == 200)
         receiver.answerNext([500, 429])
@@ -103,14 +103,14 @@ import Testing
         #expect(counts.owed == 0 && counts.delivered == 1 && counts.abandoned == 1)
     }
 
-    @Test func ntfyGetsATitleTagsPriorityAndAMapLink() async throws {
+    @Test(arguments: StoreKind.allCases) func ntfyGetsATitleTagsPriorityAndAMapLink(store: StoreKind) async throws {
         let directory = try TemporaryDirectory("bike-registry")
         defer { directory.remove() }
         let receiver = NotificationReceiver()
         try await receiver.start()
-        let registry = try await RegistryHarness(directory: directory.path)
+        let registry = try await RegistryHarness(store, directory: directory.path)
         defer { Task { await registry.stop(); await receiver.stop() } }
-        let key = try registry.database.addStation(name: "Ace Café", latitude: 51.5412, longitude: -0.2769)
+        let key = try await registry.database.addStation(name: "Ace Café", latitude: 51.5412, longitude: -0.2769)
         let bike = try await registry.register(minor: 101)
         #expect(try await registry.request(.PATCH, "/owner/bikes/\(bike.id)", bearer: bike.token, body: #"{"missing":true,"notify":{"ntfy":"\#(receiver.url("/my-bike-topic"))"}}"#).status == 200)
         #expect(try await registry.post(RegistryHarness.sighting(bikeId: bike.id), key: key).status == 201)

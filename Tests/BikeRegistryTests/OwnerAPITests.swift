@@ -7,14 +7,14 @@ import Testing
 /// The owner side: registration (409 on a taken beacon, rate limits), and who may reach a bike, endpoint by
 /// endpoint and credential by credential.
 @Suite struct OwnerAPITests {
-    @Test func everyOwnerEndpointAnswersOnlyItsOwnersToken() async throws {
+    @Test(arguments: StoreKind.allCases) func everyOwnerEndpointAnswersOnlyItsOwnersToken(store: StoreKind) async throws {
         let directory = try TemporaryDirectory("bike-registry")
         defer { directory.remove() }
-        let registry = try await RegistryHarness(directory: directory.path)
+        let registry = try await RegistryHarness(store, directory: directory.path)
         defer { Task { await registry.stop() } }
-        let key = try registry.database.addStation(name: "Ace", latitude: 51.5, longitude: -0.2)
-        let revoked = try registry.database.addStation(name: "Gone", latitude: 1, longitude: 1)
-        _ = try registry.database.revokeStation(name: "Gone")
+        let key = try await registry.database.addStation(name: "Ace", latitude: 51.5, longitude: -0.2)
+        let revoked = try await registry.database.addStation(name: "Gone", latitude: 1, longitude: 1)
+        _ = try await registry.database.revokeStation(name: "Gone")
         let mine = try await registry.register(minor: 101)
         let theirs = try await registry.register(minor: 102)
         #expect((mine.answer.object["webhookSecret"] as? String)?.hasPrefix("whsec_") == true)
@@ -60,10 +60,10 @@ import Testing
         #expect(try await registry.request(.GET, "/owner/bikes/\(theirs.id)", bearer: theirs.token).status == 200)
     }
 
-    @Test func aDozenRegistrationsAMinuteFromOneAddressThenTooManyWithRetryAfter() async throws {
+    @Test(arguments: StoreKind.allCases) func aDozenRegistrationsAMinuteFromOneAddressThenTooManyWithRetryAfter(store: StoreKind) async throws {
         let directory = try TemporaryDirectory("bike-registry")
         defer { directory.remove() }
-        let registry = try await RegistryHarness(directory: directory.path)
+        let registry = try await RegistryHarness(store, directory: directory.path)
         defer { Task { await registry.stop() } }
         for minor in 0..<12 { _ = try await registry.register(minor: minor) }
         var limited: RegistryClient.Answer?
@@ -80,10 +80,10 @@ import Testing
         #expect(Int(answer.headers.first(name: "Retry-After") ?? "") ?? 0 >= 1)
     }
 
-    @Test func privateAndOddNotificationTargetsAreRefusedUnlessAllowed() async throws {
+    @Test(arguments: StoreKind.allCases) func privateAndOddNotificationTargetsAreRefusedUnlessAllowed(store: StoreKind) async throws {
         let directory = try TemporaryDirectory("bike-registry")
         defer { directory.remove() }
-        let registry = try await RegistryHarness(directory: directory.path, allowPrivateWebhooks: false)
+        let registry = try await RegistryHarness(store, directory: directory.path, allowPrivateWebhooks: false)
         defer { Task { await registry.stop() } }
         let bike = try await registry.register(minor: 101)
         for url in ["http://127.0.0.1:8080/hook", "http://localhost/hook", "http://10.1.2.3/x", "http://192.168.1.10/x", "http://[::1]/x",

@@ -8,20 +8,34 @@ import NIOCore
 import NIOHTTP1
 import Synchronization
 
-/// A bike-registry on loopback in this process, on a fresh SQLite file, with a small HTTP client for the tests.
+/// A bike-registry on loopback in this process, on a fresh database of either kind, with a small HTTP client for the
+/// tests.
 final class RegistryHarness: Sendable {
-    let database: RegistryDatabase
+    let testDatabase: TestDatabase
+    let database: any RegistryStore
     let port: Int
     private let task: Task<Void, any Error>
 
-    init(directory: String, allowPrivateWebhooks: Bool = true, registrationsPerMinute: Int = 20) async throws {
-        database = try RegistryDatabase(path: directory + "/registry.sqlite")
+    private let ownsDatabase: Bool
+
+    /// A server on a new database, or on `sharing` (another harness's), as two servers of one PostgreSQL database are.
+    init(
+        _ kind: StoreKind, directory: String, sharing: TestDatabase? = nil, allowPrivateWebhooks: Bool = true, registrationsPerMinute: Int = 20
+    ) async throws {
+        if let sharing {
+            testDatabase = sharing
+        } else {
+            testDatabase = try await TestDatabase.make(kind, in: directory)
+        }
+        ownsDatabase = sharing == nil
+        database = try await testDatabase.open()
         let (stream, continuation) = AsyncStream.makeStream(of: Int.self)
         var logger = Logger(label: "bike-registry-test")
         logger.logLevel = .warning
         var configuration = RegistryServerConfiguration(
             host: "127.0.0.1", port: 0, allowPrivateWebhooks: allowPrivateWebhooks, registrationsPerMinute: registrationsPerMinute)
         configuration.retryBase = .milliseconds(200)
+        configuration.refreshWriteInterval = .milliseconds(50)
         let app = RegistryApplication.make(
             database: database, configuration: configuration,
             logger: logger, onServerRunning: { continuation.yield($0) })
@@ -37,6 +51,8 @@ final class RegistryHarness: Sendable {
     func stop() async {
         task.cancel()
         _ = await task.result
+        await database.close()
+        if ownsDatabase { await testDatabase.drop() }
     }
 
     var baseURL: String { "http://127.0.0.1:\(port)" }

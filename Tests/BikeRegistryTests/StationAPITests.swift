@@ -7,35 +7,41 @@ import Testing
 /// The station side: keys (query or bearer, unknown, revoked), the missing list (only missing bikes, no owner data,
 /// conditional), and sightings (idempotent, kept for unknown bikes, bad input 4xx).
 @Suite struct StationAPITests {
-    @Test func keysAreCheckedOnEveryRequestAndRevocationTakesEffectAtOnce() async throws {
+    @Test(arguments: StoreKind.allCases) func keysAreCheckedOnEveryRequestAndRevocationTakesEffectAtOnce(store: StoreKind) async throws {
         let directory = try TemporaryDirectory("bike-registry")
         defer { directory.remove() }
-        let registry = try await RegistryHarness(directory: directory.path)
+        let registry = try await RegistryHarness(store, directory: directory.path)
         defer { Task { await registry.stop() } }
-        let key = try registry.database.addStation(name: "Ace Café", latitude: 51.5412, longitude: -0.2769)
+        let key = try await registry.database.addStation(name: "Ace Café", latitude: 51.5412, longitude: -0.2769)
         #expect(try await registry.request(.GET, "/bikes?missing=true").status == 401)
         #expect(try await registry.request(.GET, "/bikes?missing=true", bearer: "bks_unknown").status == 401)
         #expect(try await registry.request(.GET, "/bikes?missing=true", bearer: key).status == 200)
         #expect(try await registry.request(.GET, "/bikes?missing=true&key=\(key)").status == 200)
-        // Added by a second connection to the file (as `bike-registry station add` beside `serve` is): taken at once.
-        let other = try RegistryDatabase(path: directory.file("registry.sqlite"))
-        let second = try other.addStation(name: "Second", latitude: 1, longitude: 2)
+        // Added through a second connection to the database (as `bike-registry station add` beside `serve` is): taken at once.
+        let other = try await registry.testDatabase.open()
+        let second = try await other.addStation(name: "Second", latitude: 1, longitude: 2)
         #expect(try await registry.request(.GET, "/bikes", bearer: second).status == 200)
-        #expect(try other.revokeStation(name: "Second"))
+        #expect(try await other.revokeStation(name: "Second"))
+        await other.close()
         #expect(try await registry.request(.GET, "/bikes", bearer: second).status == 401)
         let sighting = RegistryHarness.sighting(bikeId: "bike-x")
         #expect(try await registry.post(sighting, key: second).status == 401)
         #expect(try await registry.post(sighting, key: key).status == 201)
-        let station = try #require(try registry.database.stations().first { $0.name == "Ace Café" })
+        // Refreshes are written every refreshWriteInterval (50 ms here).
+        var station = try #require(try await registry.database.stations().first { $0.name == "Ace Café" })
+        for _ in 0..<40 where station.lastRefreshAt == nil {
+            try await Task.sleep(for: .milliseconds(50))
+            station = try #require(try await registry.database.stations().first { $0.name == "Ace Café" })
+        }
         #expect(station.lastRefreshAt != nil && station.lastSightingAt != nil)
     }
 
-    @Test func theMissingListHasOnlyMissingBikesNoOwnerDataAndAnswersConditionally() async throws {
+    @Test(arguments: StoreKind.allCases) func theMissingListHasOnlyMissingBikesNoOwnerDataAndAnswersConditionally(store: StoreKind) async throws {
         let directory = try TemporaryDirectory("bike-registry")
         defer { directory.remove() }
-        let registry = try await RegistryHarness(directory: directory.path)
+        let registry = try await RegistryHarness(store, directory: directory.path)
         defer { Task { await registry.stop() } }
-        let key = try registry.database.addStation(name: "Ace", latitude: 51.5, longitude: -0.2)
+        let key = try await registry.database.addStation(name: "Ace", latitude: 51.5, longitude: -0.2)
         let missing = try await registry.register(minor: 101)
         let parked = try await registry.register(minor: 104)
         for bike in [missing, parked] {
@@ -63,14 +69,14 @@ import Testing
         #expect(changed.status == 200 && changed.body == "[]" && changed.headers.first(name: "ETag") != etag)
     }
 
-    @Test func aRepeatedSightingChangesNothingAndUnknownOrParkedBikesAreKeptQuietly() async throws {
+    @Test(arguments: StoreKind.allCases) func aRepeatedSightingChangesNothingAndUnknownOrParkedBikesAreKeptQuietly(store: StoreKind) async throws {
         let directory = try TemporaryDirectory("bike-registry")
         defer { directory.remove() }
         let receiver = NotificationReceiver()
         try await receiver.start()
-        let registry = try await RegistryHarness(directory: directory.path)
+        let registry = try await RegistryHarness(store, directory: directory.path)
         defer { Task { await registry.stop(); await receiver.stop() } }
-        let key = try registry.database.addStation(name: "Ace", latitude: 51.5, longitude: -0.2)
+        let key = try await registry.database.addStation(name: "Ace", latitude: 51.5, longitude: -0.2)
         let parked = try await registry.register(minor: 104)
         #expect(try await registry.request(.PATCH, "/owner/bikes/\(parked.id)", bearer: parked.token, body: #"{"notify":{"webhook":"\#(receiver.url("/hook"))"}}"#).status == 200)
 
@@ -85,12 +91,12 @@ import Testing
         #expect(receiver.received.isEmpty, "a bike that is not missing notifies nobody")
     }
 
-    @Test func badInputIsAFourHundredWithAReasonAndNeverAFiveHundred() async throws {
+    @Test(arguments: StoreKind.allCases) func badInputIsAFourHundredWithAReasonAndNeverAFiveHundred(store: StoreKind) async throws {
         let directory = try TemporaryDirectory("bike-registry")
         defer { directory.remove() }
-        let registry = try await RegistryHarness(directory: directory.path)
+        let registry = try await RegistryHarness(store, directory: directory.path)
         defer { Task { await registry.stop() } }
-        let key = try registry.database.addStation(name: "Ace", latitude: 51.5, longitude: -0.2)
+        let key = try await registry.database.addStation(name: "Ace", latitude: 51.5, longitude: -0.2)
         let good = RegistryHarness.sighting(bikeId: "bike-1")
         let cases: [(String, String?, Int, String)] = [
             ("{", good.id, 400, "not JSON"),

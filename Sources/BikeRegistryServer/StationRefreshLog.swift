@@ -1,0 +1,51 @@
+import BikeRegistryStore
+import Foundation
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// Each station's latest refresh (`station list`'s "last refresh", and how many stations were listening), kept in
+/// memory and written every few seconds in one transaction, and once more at shutdown: answering a refresh stays a
+/// read, however many stations there are (10,000 refreshing every 5 minutes would otherwise be 33 commits a second).
+final class StationRefreshLog: Service {
+    private let database: any RegistryStore
+    private let interval: Duration
+    private let logger: Logger
+    private let pending = Mutex([Int64: StationRefresh]())
+
+    init(database: any RegistryStore, interval: Duration, logger: Logger) {
+        self.database = database
+        self.interval = interval
+        self.logger = logger
+    }
+
+    func note(_ station: Station, userAgent: String?) {
+        let refresh = StationRefresh(at: Date(), userAgent: userAgent.map { String($0.prefix(200)) })
+        pending.withLock { $0[station.id] = refresh }
+    }
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: self.interval)
+                await self.write()
+            }
+        }
+        await write()
+    }
+
+    private func write() async {
+        let batch = pending.withLock { pending in
+            defer { pending = [:] }
+            return pending
+        }
+        guard !batch.isEmpty else { return }
+        do {
+            try await database.recordRefreshes(batch)
+        } catch {
+            // Kept for the next write, unless a newer refresh of the same station came meanwhile.
+            pending.withLock { $0.merge(batch) { newer, _ in newer } }
+            logger.error("cannot note stations' refreshes: \(error)")
+        }
+    }
+}

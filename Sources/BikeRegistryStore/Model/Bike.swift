@@ -1,0 +1,93 @@
+public import Foundation
+
+/// A bike as its owner registered it. Its owner token's hash never leaves the store.
+public struct Bike: Sendable, Equatable {
+    public var id: String
+    public var uuid: String
+    public var major: Int
+    public var minor: Int
+    public var make: String
+    public var model: String
+    public var colour: String
+    public var missing: Bool
+    public var webhookURL: String?
+    public var ntfyURL: String?
+    public var createdAt: Date
+}
+
+/// What an owner registers.
+public struct NewBike: Sendable {
+    public var uuid: String
+    public var major: Int
+    public var minor: Int
+    public var make: String
+    public var model: String
+    public var colour: String
+
+    public init(uuid: String, major: Int, minor: Int, make: String, model: String, colour: String) {
+        self.uuid = uuid
+        self.major = major
+        self.minor = minor
+        self.make = make
+        self.model = model
+        self.colour = colour
+    }
+}
+
+/// The registration's answer: the two secrets are shown this once.
+public struct Registration: Sendable {
+    public var bike: Bike
+    public var ownerToken: String
+    public var webhookSecret: String
+}
+
+/// A change an owner asks for; nil leaves a field as it is, `.some(nil)` clears a notification target.
+public struct BikeChange: Sendable {
+    public var missing: Bool?
+    public var webhookURL: String??
+    public var ntfyURL: String??
+
+    public init(missing: Bool? = nil, webhookURL: String?? = nil, ntfyURL: String?? = nil) {
+        self.missing = missing
+        self.webhookURL = webhookURL
+        self.ntfyURL = ntfyURL
+    }
+}
+
+/// What a station needs to match a missing bike, and to let café staff recognise it. No owner data.
+public struct MissingBike: Sendable, Equatable {
+    public var id: String
+    public var uuid: String
+    public var major: Int
+    public var minor: Int
+    public var make: String
+    public var model: String
+    public var colour: String
+}
+
+public enum RegisterOutcome: Sendable {
+    case registered(Registration)
+    /// Another bike has this beacon (UUID, major, minor).
+    case beaconTaken
+}
+
+/// A registration's new values, made once whichever store keeps them.
+struct NewBikeRecord {
+    var id = Secrets.newID(prefix: "bike_")
+    var ownerToken = Secrets.newToken(prefix: "bko_")
+    var webhookSecret = Secrets.newWebhookSecret()
+    var bike: NewBike
+
+    init(_ bike: NewBike) {
+        self.bike = bike
+        self.bike.uuid = bike.uuid.uppercased()
+    }
+
+    func registration(createdAt: Date) -> Registration {
+        Registration(
+            bike: Bike(
+                id: id, uuid: bike.uuid, major: bike.major, minor: bike.minor, make: bike.make, model: bike.model, colour: bike.colour,
+                missing: false, webhookURL: nil, ntfyURL: nil, createdAt: createdAt),
+            ownerToken: ownerToken, webhookSecret: webhookSecret)
+    }
+}

@@ -1,0 +1,17 @@
+public import Foundation
+
+/// A message owed to an owner on one channel, with what delivering it needs.
+public struct PendingNotification: Sendable, Equatable {
+    public enum Channel: String, Sendable { case webhook, ntfy }
+
+    /// The webhook-id: the same on every attempt.
+    public var id: String
+    public var bikeId: String
+    public var channel: Channel
+    public var target: String
+    public var payload: String
+    public var attempts: Int
+    /// The bike's `whsec_` secret, for signing.
+    public var webhookSecret: String
+    public var createdAt: Date
+}

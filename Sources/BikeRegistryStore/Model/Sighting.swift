@@ -1,0 +1,47 @@
+public import Foundation
+
+/// A sighting as a station posts it (docs/registry-api.yaml, Sighting), the fields the registry keeps.
+public struct SightingReport: Sendable, Equatable {
+    public enum Kind: String, Sendable { case enter, update, exit }
+
+    public var sightingId: String
+    public var bikeId: String
+    public var kind: Kind
+    public var date: Date
+    public var firstSeen: Date
+    public var lastSeen: Date
+    public var proximity: String
+    public var rssi: Double?
+    public var count: Int
+
+    public init(sightingId: String, bikeId: String, kind: Kind, date: Date, firstSeen: Date, lastSeen: Date, proximity: String, rssi: Double?, count: Int) {
+        self.sightingId = sightingId
+        self.bikeId = bikeId
+        self.kind = kind
+        self.date = date
+        self.firstSeen = firstSeen
+        self.lastSeen = lastSeen
+        self.proximity = proximity
+        self.rssi = rssi
+        self.count = count
+    }
+}
+
+public enum RecordOutcome: Sendable, Equatable {
+    /// Stored; `notifications` messages are now owed to the owner (0 for a bike not missing, or unknown).
+    case recorded(notifications: Int)
+    /// This sightingId is stored already: nothing changed.
+    case repeated
+}
+
+/// One sighting as its owner sees it.
+public struct OwnerSighting: Sendable, Equatable {
+    public var kind: String
+    public var seenAt: Date
+    public var firstSeen: Date
+    public var lastSeen: Date
+    public var station: NotificationPayload.StationPlace
+    public var proximity: String
+    public var rssi: Double?
+    public var visitId: String
+}

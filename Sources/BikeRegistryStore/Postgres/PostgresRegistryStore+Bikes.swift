@@ -1,0 +1,92 @@
+public import Foundation
+import Logging
+import PostgresNIO
+
+extension PostgresRegistryStore {
+    static let bikeColumns = "id, uuid, major, minor, make, model, colour, missing, webhookURL, ntfyURL, createdAt"
+
+    public func register(_ new: NewBike, now: Date) async throws -> RegisterOutcome {
+        let record = NewBikeRecord(new)
+        let bike = record.bike
+        let inserted = try await rows(
+            """
+            INSERT INTO bike (id, uuid, major, minor, make, model, colour, ownerTokenHash, webhookSecret, createdAt)
+            VALUES (\(record.id), \(bike.uuid), \(bike.major), \(bike.minor), \(bike.make), \(bike.model), \(bike.colour),
+                    \(Secrets.hash(record.ownerToken)), \(record.webhookSecret), \(Self.seconds(now)))
+            ON CONFLICT (uuid, major, minor) DO NOTHING RETURNING id
+            """)
+        return inserted.isEmpty ? .beaconTaken : .registered(record.registration(createdAt: now))
+    }
+
+    public func bike(id: String, ownerToken: String) async throws -> Bike? {
+        try await rows("SELECT \(unescaped: Self.bikeColumns) FROM bike WHERE id = \(id) AND ownerTokenHash = \(Secrets.hash(ownerToken))")
+            .first.map(Bike.init(row:))
+    }
+
+    public func update(id: String, ownerToken: String, _ change: BikeChange) async throws -> Bike? {
+        let hash = Secrets.hash(ownerToken)
+        return try await transaction { [logger] connection in
+            let owned = try await connection.query("SELECT 1 FROM bike WHERE id = \(id) AND ownerTokenHash = \(hash) FOR UPDATE", logger: logger)
+            guard try await owned.collect().count == 1 else { return nil }
+            if let missing = change.missing {
+                let changed = try await connection.query(
+                    "UPDATE bike SET missing = \(missing) WHERE id = \(id) AND missing <> \(missing) RETURNING id", logger: logger)
+                if try await !changed.collect().isEmpty { try await Self.bumpListVersion(connection, logger: logger) }
+            }
+            if let webhook = change.webhookURL { try await connection.query("UPDATE bike SET webhookURL = \(webhook) WHERE id = \(id)", logger: logger) }
+            if let ntfy = change.ntfyURL { try await connection.query("UPDATE bike SET ntfyURL = \(ntfy) WHERE id = \(id)", logger: logger) }
+            return try await connection.query("SELECT \(unescaped: Self.bikeColumns) FROM bike WHERE id = \(id)", logger: logger).collect()
+                .first.map(Bike.init(row:))
+        }
+    }
+
+    public func delete(id: String, ownerToken: String) async throws -> Bool {
+        let hash = Secrets.hash(ownerToken)
+        return try await transaction { [logger] connection in
+            let deleted = try await connection.query(
+                "DELETE FROM bike WHERE id = \(id) AND ownerTokenHash = \(hash) RETURNING missing", logger: logger
+            ).collect()
+            guard let row = deleted.first else { return false }
+            try await connection.query("DELETE FROM sighting WHERE bikeId = \(id)", logger: logger)
+            if try row.decode(Bool.self) { try await Self.bumpListVersion(connection, logger: logger) }
+            return true
+        }
+    }
+
+    public func missingBikes() async throws -> (version: Int64, bikes: [MissingBike]) {
+        // One transaction, REPEATABLE READ: the version and the list from the same snapshot, so the ETag names this list.
+        try await transaction { [logger] connection in
+            try await connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)
+            let version = try await connection.query("SELECT version FROM listVersion", logger: logger).collect().first?.decode(Int64.self) ?? 0
+            var bikes: [MissingBike] = []
+            let rows = try await connection.query("SELECT id, uuid, major, minor, make, model, colour FROM bike WHERE missing ORDER BY id", logger: logger)
+            for try await (id, uuid, major, minor, make, model, colour) in rows.decode((String, String, Int, Int, String, String, String).self) {
+                bikes.append(MissingBike(id: id, uuid: uuid, major: major, minor: minor, make: make, model: model, colour: colour))
+            }
+            return (version, bikes)
+        }
+    }
+
+    public func listVersion() async throws -> Int64 {
+        try await rows("SELECT version FROM listVersion").first?.decode(Int64.self) ?? 0
+    }
+
+    public func isOwnerToken(_ token: String) async throws -> Bool {
+        try await !rows("SELECT 1 FROM bike WHERE ownerTokenHash = \(Secrets.hash(token))").isEmpty
+    }
+
+    static func bumpListVersion(_ connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query("UPDATE listVersion SET version = version + 1", logger: logger)
+    }
+}
+
+extension Bike {
+    /// A row of `PostgresRegistryStore.bikeColumns`.
+    init(row: PostgresRow) throws {
+        let (id, uuid, major, minor, make, model, colour, missing, webhookURL, ntfyURL, createdAt) = try row.decode(
+            (String, String, Int, Int, String, String, String, Bool, String?, String?, Double).self)
+        self.init(
+            id: id, uuid: uuid, major: major, minor: minor, make: make, model: model, colour: colour, missing: missing, webhookURL: webhookURL,
+            ntfyURL: ntfyURL, createdAt: PostgresRegistryStore.date(createdAt))
+    }
+}

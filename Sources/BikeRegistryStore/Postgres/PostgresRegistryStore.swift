@@ -1,0 +1,111 @@
+public import Foundation
+public import Logging
+import PostgresNIO
+
+/// The registry in a PostgreSQL database (postgres-nio's pooled client), for a registry that serves many cafés
+/// from more than one machine: every server shares the database, and what one must not do twice (a sighting, a
+/// registration, a notification being delivered) is settled in the database, not in a server's memory.
+///
+/// Transactions are PostgreSQL's default READ COMMITTED; each write is arranged to be right under it (an insert
+/// that yields to the row already there, `ON CONFLICT DO NOTHING`, rather than a look before the insert).
+public final class PostgresRegistryStore: RegistryStore {
+    let client: PostgresClient
+    let logger: Logger
+    private let running: Task<Void, Never>
+    public let location: String
+
+    private init(client: PostgresClient, location: String, logger: Logger) {
+        self.client = client
+        self.location = location
+        self.logger = logger
+        running = Task { await client.run() }
+    }
+
+    /// Brings the schema up to date (`RegistrySchema`) on a connection of its own, which fails at once when the
+    /// server cannot be reached or refuses the login (the pool would keep trying), then starts the pool.
+    static func open(_ location: PostgresLocation, connections: Int, logger: Logger) async throws(RegistryStoreError) -> PostgresRegistryStore {
+        var configuration = try location.configuration()
+        configuration.options.maximumConnections = max(2, connections)
+        do {
+            let connection = try await PostgresConnection.connect(configuration: try location.connectionConfiguration(), id: 0, logger: logger)
+            do {
+                try await PostgresMigrator.migrate(connection, logger: logger)
+                try await connection.close()
+            } catch {
+                try? await connection.close()
+                throw error
+            }
+        } catch {
+            throw RegistryStoreError("cannot open the registry database \(location): \(PostgresFailure.describe(error))")
+        }
+        return PostgresRegistryStore(
+            client: PostgresClient(configuration: configuration, backgroundLogger: logger), location: location.description, logger: logger)
+    }
+
+    public func close() async {
+        running.cancel()
+        await running.value
+    }
+
+    /// How long an operation may take, from asking the pool for a connection to the last row. Past it the operation
+    /// is cancelled and the server answers 503: the pool would otherwise wait as long as the database is away,
+    /// and every request with it.
+    static let deadline: Duration = .seconds(5)
+
+    /// A transaction; its error, if any, said without the query's values.
+    func transaction<Result: Sendable>(
+        within deadline: Duration = PostgresRegistryStore.deadline, _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        try await Self.within(deadline) { [client, logger] in
+            try await client.withTransaction(logger: logger) { connection in try await body(connection) }
+        }
+    }
+
+    /// One statement outside a transaction, its rows collected.
+    func rows(_ query: PostgresQuery) async throws -> [PostgresRow] {
+        try await Self.within(Self.deadline) { [client, logger] in try await client.query(query, logger: logger).collect() }
+    }
+
+    private static func within<Result: Sendable>(_ deadline: Duration, _ operation: @escaping @Sendable () async throws -> Result) async throws -> Result {
+        do {
+            return try await withThrowingTaskGroup(of: Result?.self) { group in
+                group.addTask { try await operation() }
+                group.addTask {
+                    try await Task.sleep(for: deadline)
+                    return nil
+                }
+                defer { group.cancelAll() }
+                guard let first = try await group.next(), let result = first else {
+                    throw RegistryStoreError("PostgreSQL did not answer within \(deadline.components.seconds) s")
+                }
+                return result
+            }
+        } catch {
+            throw RegistryStoreError(PostgresFailure.describe(error))
+        }
+    }
+
+    static func seconds(_ date: Date) -> Double { date.timeIntervalSince1970 }
+    static func date(_ seconds: Double) -> Date { Date(timeIntervalSince1970: seconds) }
+}
+
+/// postgres-nio's errors, said for an operator: the server's own message and SQLSTATE, or what failed on the way.
+/// Never the query's values, which may hold a webhook secret.
+enum PostgresFailure {
+    static func describe(_ error: any Error) -> String {
+        switch error {
+        case let error as RegistryStoreError:
+            return error.description
+        case let error as PostgresTransactionError:
+            let inner = error.beginError ?? error.closureError ?? error.commitError ?? error.rollbackError
+            return inner.map(describe) ?? "the transaction failed"
+        case let error as PSQLError:
+            if let message = error.serverInfo?[.message] {
+                return "PostgreSQL: \(message) (SQLSTATE \(error.serverInfo?[.sqlState] ?? "?"))"
+            }
+            return "PostgreSQL: \(error.code)" + (error.underlying.map { ": \($0)" } ?? "")
+        default:
+            return "\(error)"
+        }
+    }
+}

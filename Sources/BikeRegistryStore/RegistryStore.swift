@@ -1,0 +1,138 @@
+public import Foundation
+public import Logging
+
+/// bike-registry's storage: stations, bikes, sightings and the notifications owed to owners. Two implementations run
+/// the same schema (`RegistrySchema`) and the same tests: `SQLiteRegistryStore`, one file beside one server, and
+/// `PostgresRegistryStore`, one database behind any number of servers. `RegistryStores.open` picks by the location.
+///
+/// Every write that must not be lost (a sighting and the notifications it causes) is one transaction, committed
+/// before the station is answered. Keys and tokens are looked up by their hash (`Secrets`); none is stored in clear.
+public protocol RegistryStore: Sendable {
+    /// Where the data is, as an operator may read it (a PostgreSQL password is left out).
+    var location: String { get }
+
+    // MARK: Stations
+
+    /// Adds a station and returns its key, which is stored only as a hash.
+    func addStation(name: String, latitude: Double, longitude: Double, now: Date) async throws -> String
+    func stations() async throws -> [Station]
+    /// Revokes the station's key; its sightings stay. False when no unrevoked station has that name.
+    func revokeStation(name: String, now: Date) async throws -> Bool
+    /// The station whose key this is, unless revoked.
+    func station(key: String) async throws -> Station?
+    /// Notes each station's latest refresh (the server gathers them rather than write on every request).
+    func recordRefreshes(_ refreshes: [Int64: StationRefresh]) async throws
+    /// How many stations refreshed since `date`: the stations that were listening.
+    func stationsRefreshed(since date: Date) async throws -> Int
+
+    // MARK: Bikes
+
+    func register(_ new: NewBike, now: Date) async throws -> RegisterOutcome
+    /// The bike, when `ownerToken` is its owner's; nil for any other token or id alike, so a guess learns nothing.
+    func bike(id: String, ownerToken: String) async throws -> Bike?
+    /// Applies the owner's change; nil when the token is not this bike's owner's.
+    func update(id: String, ownerToken: String, _ change: BikeChange) async throws -> Bike?
+    /// Deletes the bike, its sightings and the notifications still owed for it. False when the token is not its owner's.
+    func delete(id: String, ownerToken: String) async throws -> Bool
+    /// The missing bikes and the list's version (its ETag), read together.
+    func missingBikes() async throws -> (version: Int64, bikes: [MissingBike])
+    func listVersion() async throws -> Int64
+    /// Whether `token` is any bike's owner token.
+    func isOwnerToken(_ token: String) async throws -> Bool
+
+    // MARK: Sightings
+
+    /// Stores the sighting and, for a missing bike, the notifications its visit now owes (`VisitNotifications`), in
+    /// one transaction: once this returns, the station may be told 2xx. A repeat of a stored sightingId changes nothing.
+    func record(_ sighting: SightingReport, from station: Station, now: Date) async throws -> RecordOutcome
+    /// The bike's sightings, newest first (at most `limit`), with each station's name and place.
+    func sightings(bikeId: String, limit: Int) async throws -> [OwnerSighting]
+    /// Whether a sighting with this id is stored.
+    func hasSighting(_ id: String) async throws -> Bool
+    /// Deletes sightings received before `cutoff`, and notifications finished before it; returns the sightings deleted.
+    func purge(before cutoff: Date) async throws -> Int
+
+    // MARK: Notifications
+
+    /// Takes one notification due by `now` that no other worker holds, calls `deliver` with it, and records what
+    /// came of it. False when none was due. While `deliver` runs, no other worker (in this process or, on
+    /// PostgreSQL, another server) takes the same message; if the process dies, it is due again at once.
+    func deliverDueNotification(now: Date, _ deliver: @escaping @Sendable (PendingNotification) async -> DeliveryOutcome) async throws -> Bool
+    /// When the next undelivered notification is due, if any is owed.
+    func nextNotificationDue() async throws -> Date?
+    /// Counts by state, for the operator and the tests.
+    func notificationCounts() async throws -> NotificationCounts
+
+    /// Closes the store's connections; nothing may be asked of it afterwards.
+    func close() async
+}
+
+/// A station's refresh, as the server noted it.
+public struct StationRefresh: Sendable {
+    public var at: Date
+    /// Its User-Agent (beacond/VERSION), if it sent one.
+    public var userAgent: String?
+
+    public init(at: Date, userAgent: String?) {
+        self.at = at
+        self.userAgent = userAgent
+    }
+}
+
+/// What became of one attempt to deliver a notification.
+public enum DeliveryOutcome: Sendable, Equatable {
+    case delivered
+    /// The endpoint answered 410: the bike's target is cleared if it is still that one, and every message still
+    /// owed to it is abandoned.
+    case gone
+    case retry(at: Date, error: String)
+    case abandon(error: String)
+}
+
+public struct NotificationCounts: Sendable, Equatable, CustomStringConvertible {
+    public var owed: Int
+    public var delivered: Int
+    public var abandoned: Int
+
+    public var description: String { "owed \(owed), delivered \(delivered), abandoned \(abandoned)" }
+}
+
+/// Defaults for the protocol's times.
+extension RegistryStore {
+    public func addStation(name: String, latitude: Double, longitude: Double) async throws -> String {
+        try await addStation(name: name, latitude: latitude, longitude: longitude, now: Date())
+    }
+    public func revokeStation(name: String) async throws -> Bool { try await revokeStation(name: name, now: Date()) }
+    public func register(_ new: NewBike) async throws -> RegisterOutcome { try await register(new, now: Date()) }
+    public func record(_ sighting: SightingReport, from station: Station) async throws -> RecordOutcome {
+        try await record(sighting, from: station, now: Date())
+    }
+    public func sightings(bikeId: String) async throws -> [OwnerSighting] { try await sightings(bikeId: bikeId, limit: 1000) }
+}
+
+/// Opens a store by its location: a `postgres://` (or `postgresql://`) URL, or a SQLite file's path.
+public enum RegistryStores {
+    /// - Parameter connections: at most this many connections at once (PostgreSQL), or readers (SQLite). The
+    ///   notification worker holds one per message it delivers (up to 8), requests take the rest.
+    public static func open(
+        _ location: String, connections: Int = 16, logger: Logger = Logger(label: "bike-registry.store")
+    ) async throws(RegistryStoreError) -> any RegistryStore {
+        if PostgresLocation.isPostgres(location) {
+            return try await PostgresRegistryStore.open(PostgresLocation(location), connections: connections, logger: logger)
+        }
+        return try SQLiteRegistryStore(path: location, readers: connections)
+    }
+}
+
+extension RegistryStores {
+    /// Throws when `location` is a `postgres://` URL that cannot be read (a usage error, said before connecting).
+    public static func check(_ location: String) throws(RegistryStoreError) {
+        if PostgresLocation.isPostgres(location) { _ = try PostgresLocation(location).configuration() }
+    }
+}
+
+/// What went wrong in the store, said for an operator.
+public struct RegistryStoreError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

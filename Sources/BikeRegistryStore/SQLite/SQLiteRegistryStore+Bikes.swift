@@ -1,0 +1,86 @@
+public import Foundation
+import GRDB
+
+extension SQLiteRegistryStore {
+    public func register(_ new: NewBike, now: Date) async throws -> RegisterOutcome {
+        let record = NewBikeRecord(new)
+        let inserted = try await pool.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO bike (id, uuid, major, minor, make, model, colour, ownerTokenHash, webhookSecret, createdAt)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (uuid, major, minor) DO NOTHING
+                    """,
+                arguments: [
+                    record.id, record.bike.uuid, record.bike.major, record.bike.minor, record.bike.make, record.bike.model, record.bike.colour,
+                    Secrets.hash(record.ownerToken), record.webhookSecret, Self.seconds(now),
+                ])
+            return db.changesCount > 0
+        }
+        return inserted ? .registered(record.registration(createdAt: now)) : .beaconTaken
+    }
+
+    public func bike(id: String, ownerToken: String) async throws -> Bike? {
+        let hash = Secrets.hash(ownerToken)
+        return try await pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM bike WHERE id = ? AND ownerTokenHash = ?", arguments: [id, hash]).map(Bike.init(row:))
+        }
+    }
+
+    public func update(id: String, ownerToken: String, _ change: BikeChange) async throws -> Bike? {
+        let hash = Secrets.hash(ownerToken)
+        return try await pool.write { db in
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM bike WHERE id = ? AND ownerTokenHash = ?", arguments: [id, hash]) == true else { return nil }
+            if let missing = change.missing {
+                try db.execute(sql: "UPDATE bike SET missing = ? WHERE id = ? AND missing <> ?", arguments: [missing, id, missing])
+                if db.changesCount > 0 { try Self.bumpListVersion(db) }
+            }
+            if let webhook = change.webhookURL { try db.execute(sql: "UPDATE bike SET webhookURL = ? WHERE id = ?", arguments: [webhook, id]) }
+            if let ntfy = change.ntfyURL { try db.execute(sql: "UPDATE bike SET ntfyURL = ? WHERE id = ?", arguments: [ntfy, id]) }
+            return try Row.fetchOne(db, sql: "SELECT * FROM bike WHERE id = ?", arguments: [id]).map(Bike.init(row:))
+        }
+    }
+
+    public func delete(id: String, ownerToken: String) async throws -> Bool {
+        let hash = Secrets.hash(ownerToken)
+        return try await pool.write { db in
+            guard let missing = try Bool.fetchOne(db, sql: "SELECT missing FROM bike WHERE id = ? AND ownerTokenHash = ?", arguments: [id, hash])
+            else { return false }
+            try db.execute(sql: "DELETE FROM sighting WHERE bikeId = ?", arguments: [id])
+            try db.execute(sql: "DELETE FROM bike WHERE id = ?", arguments: [id])
+            if missing { try Self.bumpListVersion(db) }
+            return true
+        }
+    }
+
+    public func missingBikes() async throws -> (version: Int64, bikes: [MissingBike]) {
+        try await pool.read { db in
+            let version = try Int64.fetchOne(db, sql: "SELECT version FROM listVersion") ?? 0
+            let bikes = try Row.fetchAll(db, sql: "SELECT id, uuid, major, minor, make, model, colour FROM bike WHERE missing ORDER BY id").map {
+                MissingBike(id: $0["id"], uuid: $0["uuid"], major: $0["major"], minor: $0["minor"], make: $0["make"], model: $0["model"], colour: $0["colour"])
+            }
+            return (version, bikes)
+        }
+    }
+
+    public func listVersion() async throws -> Int64 {
+        try await pool.read { db in try Int64.fetchOne(db, sql: "SELECT version FROM listVersion") ?? 0 }
+    }
+
+    public func isOwnerToken(_ token: String) async throws -> Bool {
+        let hash = Secrets.hash(token)
+        return try await pool.read { db in try Bool.fetchOne(db, sql: "SELECT 1 FROM bike WHERE ownerTokenHash = ?", arguments: [hash]) ?? false }
+    }
+
+    static func bumpListVersion(_ db: Database) throws {
+        try db.execute(sql: "UPDATE listVersion SET version = version + 1")
+    }
+}
+
+extension Bike {
+    init(row: Row) {
+        self.init(
+            id: row["id"], uuid: row["uuid"], major: row["major"], minor: row["minor"], make: row["make"], model: row["model"],
+            colour: row["colour"], missing: row["missing"], webhookURL: row["webhookURL"], ntfyURL: row["ntfyURL"],
+            createdAt: SQLiteRegistryStore.date(row["createdAt"]))
+    }
+}

@@ -1,0 +1,68 @@
+import BeaconTestSupport
+import BikeRegistryStore
+import Foundation
+import NIOHTTP1
+import Testing
+
+/// Two bike-registry servers on one PostgreSQL database, as a registry serving many cafés from more than one machine
+/// runs: what one server is told, the other knows, and each message owed is delivered once, by one of them.
+@Suite struct SharedDatabaseTests {
+    @Test func twoServersShareStationsBikesAndDeliverEachMessageOnce() async throws {
+        let directory = try TemporaryDirectory("bike-registry-shared")
+        defer { directory.remove() }
+        let receiver = NotificationReceiver()
+        try await receiver.start()
+        let first = try await RegistryHarness(.postgres, directory: directory.path)
+        let second = try await RegistryHarness(.postgres, directory: directory.path, sharing: first.testDatabase)
+        defer { Task { await second.stop(); await first.stop(); await receiver.stop() } }
+
+        // A station added through one is a station of both; a bike registered on one is missing on both.
+        let key = try await first.database.addStation(name: "Ace", latitude: 51.5, longitude: -0.2)
+        var bikes: [String] = []
+        for minor in 1...4 {
+            let bike = try await first.register(minor: minor)
+            let patch = #"{"missing":true,"notify":{"webhook":"\#(receiver.url("/hook"))"}}"#
+            #expect(try await second.request(.PATCH, "/owner/bikes/\(bike.id)", bearer: bike.token, body: patch).status == 200)
+            bikes.append(bike.id)
+        }
+        let listed = try await second.request(.GET, "/bikes?missing=true", bearer: key)
+        #expect((listed.json as? [[String: Any]])?.count == 4)
+        #expect(try await first.request(.POST, "/owner/bikes", body: #"{"uuid":"21EECF71-D5C7-4A00-9B90-27C94B5146EA","major":1,"minor":1,"make":"a","model":"b","colour":"c"}"#).status == 409)
+
+        // Forty visits posted to both at once, each enter twice (once to each server): 40 messages, once each.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for visit in 0..<40 {
+                let firstSeen = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: 1_717_228_800 + Double(visit) * 60))
+                let sighting = RegistryClient.sighting(bikeId: bikes[visit % bikes.count], firstSeen: firstSeen)
+                for server in [first, second] {
+                    group.addTask {
+                        let status = try await server.post(sighting, key: key).status
+                        #expect((200..<300).contains(status))
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        _ = await receiver.waitFor(40, seconds: 20)
+        try await Task.sleep(for: .seconds(1))
+        let ids = receiver.received.map { $0.headers["webhook-id"] ?? "" }
+        #expect(ids.count == 40 && Set(ids).count == 40, "\(ids.count) deliveries of \(Set(ids).count) messages")
+        let counts = try await first.database.notificationCounts()
+        #expect(counts.owed == 0 && counts.delivered == 40 && counts.abandoned == 0, "\(counts)")
+    }
+
+    @Test func serversStartingTogetherOnANewDatabaseMigrateItOnce() async throws {
+        let directory = try TemporaryDirectory("bike-registry-shared")
+        defer { directory.remove() }
+        let database = try await TestDatabase.make(.postgres, in: directory.path)
+        defer { Task { await database.drop() } }
+        let stores = try await withThrowingTaskGroup(of: (any RegistryStore).self) { group in
+            for _ in 0..<4 { group.addTask { try await database.open() } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(stores.count == 4)
+        _ = try await stores[0].addStation(name: "Ace", latitude: 1, longitude: 2)
+        #expect(try await stores[3].stations().map(\.name) == ["Ace"])
+        for store in stores { await store.close() }
+    }
+}

@@ -1,0 +1,112 @@
+@testable import BikeRegistryStore
+import Foundation
+import Logging
+import PostgresNIO
+import Synchronization
+import Testing
+
+/// The two stores every bike-registry test runs against, the same test for each.
+enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case sqlite, postgres
+
+    var testDescription: String { rawValue }
+}
+
+/// A new, empty database for one test: a file in the test's directory, or a database of its own on the test
+/// PostgreSQL server (scripts/test-postgres makes it ready; BIKE_REGISTRY_TEST_POSTGRES names another), dropped after.
+struct TestDatabase: Sendable {
+    let kind: StoreKind
+    /// What `--database` takes: the file's path or the database's URL.
+    let location: String
+    private let name: String?
+
+    static func make(_ kind: StoreKind, in directory: String) async throws -> TestDatabase {
+        switch kind {
+        case .sqlite:
+            return TestDatabase(kind: kind, location: directory + "/registry.sqlite", name: nil)
+        case .postgres:
+            let name = try await TestPostgres.createDatabase()
+            return TestDatabase(kind: kind, location: TestPostgres.url(database: name), name: name)
+        }
+    }
+
+    func open() async throws -> any RegistryStore {
+        // Few connections each: the tests run side by side against one server with 100 connections.
+        try await RegistryStores.open(location, connections: 4, logger: Logger(label: "bike-registry-test", factory: { _ in SwiftLogNoOpLogHandler() }))
+    }
+
+    func drop() async {
+        if let name { await TestPostgres.dropDatabase(name) }
+    }
+}
+
+/// The test PostgreSQL server: a database per test, named for this process so that one left by a test process that
+/// died is dropped by the next.
+enum TestPostgres {
+    static let server: String = ProcessInfo.processInfo.environment["BIKE_REGISTRY_TEST_POSTGRES"]
+        ?? "postgres://beacond_test:beacond_test@127.0.0.1:5432/postgres?sslmode=disable"
+    private static let counter = Atomic(0)
+    private static let swept = Mutex(false)
+
+    static func url(database: String) -> String {
+        guard var components = URLComponents(string: server) else { return server }
+        components.path = "/" + database
+        return components.string ?? server
+    }
+
+    static func createDatabase() async throws -> String {
+        let name = "btest_\(getpid())_\(counter.add(1, ordering: .relaxed).newValue)"
+        try await withAdministration { connection, logger in
+            if swept.withLock({ done in defer { done = true }; return !done }) { try await dropLeftovers(connection, logger) }
+            try await connection.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: logger)
+        }
+        return name
+    }
+
+    static func dropDatabase(_ name: String) async {
+        try? await withAdministration { connection, logger in
+            try await connection.query(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"), logger: logger)
+        }
+    }
+
+    /// Statements run as the tests' role on its own connection (for a test that changes a database from outside).
+    static func administer(_ statements: String...) async throws {
+        try await withAdministration { connection, logger in
+            for statement in statements { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
+        }
+    }
+
+    /// Databases of test processes no longer running.
+    private static func dropLeftovers(_ connection: PostgresConnection, _ logger: Logger) async throws {
+        var names: [String] = []
+        for try await name in try await connection.query("SELECT datname FROM pg_database WHERE datname LIKE 'btest\\_%'", logger: logger).decode(String.self) {
+            names.append(name)
+        }
+        for name in names {
+            let pid = name.split(separator: "_").dropFirst().first.flatMap { pid_t($0) } ?? 0
+            if pid != getpid(), kill(pid, 0) != 0 {
+                try await connection.query(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"), logger: logger)
+            }
+        }
+    }
+
+    private static func withAdministration(_ body: (PostgresConnection, Logger) async throws -> Void) async throws {
+        let logger = Logger(label: "test-postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+        let client = PostgresClient(configuration: try PostgresLocation(server).configuration(), backgroundLogger: logger)
+        let running = Task { await client.run() }
+        defer { running.cancel() }
+        do {
+            try await client.withConnection { try await body($0, logger) }
+        } catch {
+            throw TestPostgresUnavailable(detail: PostgresFailure.describe(error))
+        }
+    }
+}
+
+struct TestPostgresUnavailable: Error, CustomStringConvertible {
+    var detail: String
+    var description: String {
+        "the test PostgreSQL server (\((try? PostgresLocation(TestPostgres.server).description) ?? TestPostgres.server)) is not usable: \(detail). "
+            + "scripts/test-postgres starts Debian's and makes the tests' role; BIKE_REGISTRY_TEST_POSTGRES names another."
+    }
+}
