@@ -111,7 +111,7 @@ let package = Package(
         .target(
             name: "BeaconCLI",
             dependencies: [
-                "BeaconWire", "BeaconCapture", "BeaconEngine", "BeaconDaemon", "BeaconRegistry", "BeaconDBus",
+                "BeaconWire", "BeaconCapture", "BeaconEngine", "BeaconDaemon", "BeaconRegistry", "BeaconDBus", "DaemonSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -149,7 +149,7 @@ let package = Package(
         .executableTarget(
             name: "bike-registry",
             dependencies: [
-                "BikeRegistryServer", "BikeRegistryStore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "BikeRegistryServer", "BikeRegistryStore", "DaemonSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "Hummingbird", package: "hummingbird"),
             ]
         ),
@@ -164,7 +164,12 @@ let package = Package(
             ]),
 
         .testTarget(name: "BeaconWireTests", dependencies: ["BeaconWire", "BeaconTestSupport"]),
-        .testTarget(name: "BeaconDaemonTests", dependencies: ["BeaconDaemon", "DaemonSupport", "BeaconEngine", "BeaconRegistry", "BeaconWire", "BeaconTestSupport"]),
+        .testTarget(
+            name: "BeaconDaemonTests",
+            dependencies: [
+                "BeaconDaemon", "DaemonSupport", "BeaconEngine", "BeaconRegistry", "BeaconOutbox", "BeaconWire", "BeaconTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(name: "BeaconEngineTests", dependencies: ["BeaconEngine", "BeaconWire", "BeaconTestSupport"]),
         .testTarget(
             name: "BeaconOutboxTests",

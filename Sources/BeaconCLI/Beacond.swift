@@ -1,4 +1,5 @@
 public import ArgumentParser
+import DaemonSupport
 
 /// The `beacond` command: the daemon (`run`), its control (`status`, `refresh`) and the offline tools.
 public struct Beacond: AsyncParsableCommand {
@@ -13,7 +14,7 @@ public struct Beacond: AsyncParsableCommand {
             Sightings of missing bikes:      beacond replay Fixtures/cafe/cafe.pcap --missing Fixtures/cafe/bikes.json
             Machine-readable output:         beacond replay --format jsonl CAPTURE
             """,
-        version: BeacondVersion.current,
+        version: ReleaseVersion.current,
         subcommands: [
             RunCommand.self, StatusCommand.self, RefreshCommand.self, RetryDeadLettersCommand.self, DemoCommand.self, ReplayCommand.self, ScanCommand.self, RecordCommand.self,
             CheckConfigCommand.self, DoctorCommand.self,
@@ -23,6 +24,3 @@ public struct Beacond: AsyncParsableCommand {
     public init() {}
 }
 
-public enum BeacondVersion {
-    public static let current = "0.1.0"
-}

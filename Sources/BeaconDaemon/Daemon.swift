@@ -135,7 +135,7 @@ public struct Daemon: Sendable {
             capture: capture, mailbox: mailbox, outbox: outbox, nudgePoster: { poster.nudge() }, exitWhenDrained: exitWhenDrained,
             onSighting: onSighting, logger: logger, clocks: clocks)
         let collector = StatusCollector(
-            version: beacondVersion, startedAt: SystemTime.wallMilliseconds(), startedMonotonic: SystemTime.monotonicNanoseconds(),
+            version: ReleaseVersion.current, startedAt: SystemTime.wallMilliseconds(), startedMonotonic: SystemTime.monotonicNanoseconds(),
             capture: capture.monitor, engine: engine.monitor, refresher: { refresher.status }, poster: { poster.statistics },
             outbox: outbox, stationBeacon: configuration.stationBeacon, clocks: clocks)
 
@@ -178,7 +178,7 @@ public struct Daemon: Sendable {
         logger.info(
             "beacond started",
             metadata: [
-                "version": "\(beacondVersion)", "station.id": "\(configuration.stationID)", "registry": "\(registry.displayName)",
+                "version": "\(ReleaseVersion.current)", "station.id": "\(configuration.stationID)", "registry": "\(registry.displayName)",
                 "state.directory": "\(state)", "control.socket": "\(socketPath)",
             ])
         return Parts(services: services, capture: capture, clients: clients, outbox: outbox)

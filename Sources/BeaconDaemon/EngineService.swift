@@ -24,15 +24,18 @@ public final class EngineService: Service {
     private let logger: Logger
     /// The system's clocks, to label live sightings (whose times are monotonic) with wall time; nil for a replay.
     private let clocks: (@Sendable () -> ClockReading)?
+    /// How often visits are timed out by the clock and the rates taken (a test makes it short).
+    private let tick: Duration
     public let monitor = EngineMonitor()
 
     public init(
         configuration: EngineConfiguration, location: (latitude: Double, longitude: Double), ring: AdvertRing,
         capture: any CaptureSource, mailbox: MissingSetMailbox, outbox: Outbox, nudgePoster: @escaping @Sendable () -> Void,
         exitWhenDrained: Bool, onSighting: @escaping @Sendable (Sighting) -> Void, logger: Logger,
-        clocks: (@Sendable () -> ClockReading)? = nil
+        clocks: (@Sendable () -> ClockReading)? = nil, tick: Duration = .seconds(1)
     ) {
         self.clocks = clocks
+        self.tick = tick
         self.configuration = configuration
         self.location = location
         self.ring = ring
@@ -54,6 +57,7 @@ public final class EngineService: Service {
         sightings.reserveCapacity(64)
         var pending: [OutboxItem] = []
         var lastTick = SystemTime.monotonicNanoseconds()
+        let tickNanoseconds = tick.components.seconds * 1_000_000_000 + tick.components.attoseconds / 1_000_000_000
         var finished = false
 
         func take(_ sightings: inout [Sighting]) {
@@ -112,16 +116,22 @@ public final class EngineService: Service {
                 engine.replaceMissingSet(set)
                 generation = newGeneration
             }
+            // Read before the drain: every advert the capture had by this time is in the ring by then.
+            let captureNow = capture.now()
             let before = ring.statistics.consumed
             drain()
             let busy = ring.statistics.consumed != before
             let monotonic = SystemTime.monotonicNanoseconds()
-            if monotonic - lastTick >= 1_000_000_000 {
+            if monotonic - lastTick >= tickNanoseconds {
                 lastTick = monotonic
                 // Silence is evidence that a beacon left only while capture is listening: once it has
-                // stopped (shutdown) or failed, visits are left open rather than closed by the clock.
-                if !capture.monitor.ended {
-                    now = max(now, capture.now())
+                // stopped (shutdown) or failed, visits are left open rather than closed by the clock. And only up
+                // to what the engine has read: with adverts still in the ring, the capture's time is ahead of them
+                // (a replay's by minutes of capture), and visits whose next adverts wait there would be closed,
+                // or their reports moved, depending on how far the engine had got (a replay's ids would differ
+                // from run to run). The adverts' own times move the engine on meanwhile.
+                if !capture.monitor.ended && ring.statistics.depth == 0 {
+                    now = max(now, captureNow)
                     engine.expire(now: now, into: &sightings)
                     if !sightings.isEmpty { take(&sightings) }
                 }

@@ -44,7 +44,7 @@ public final class ReplayCapture: CaptureSource {
     public var timeBase: CaptureTimeBase { .wall }
 
     public func now() -> CaptureTime {
-        let last = lastPushed.load(ordering: .relaxed)
+        let last = lastPushed.load(ordering: .acquiring)
         // A replay that is over (or stopping) has no time beyond its last advert.
         guard speed > 0, thread.running, !thread.stopRequested,
             let origin = origin.withLock({ $0 })
@@ -92,7 +92,7 @@ public final class ReplayCapture: CaptureSource {
                         try waitForRoom(in: ring)
                         producer.push(beaconAdvert)
                         beacons += 1
-                        lastPushed.store(max(lastPushed.load(ordering: .relaxed), beaconAdvert.time.nanosecondsSinceEpoch), ordering: .relaxed)
+                        lastPushed.store(max(lastPushed.load(ordering: .relaxed), beaconAdvert.time.nanosecondsSinceEpoch), ordering: .releasing)
                     })
             }
             monitor.update {

@@ -4,6 +4,7 @@ import BeaconEngine
 import NIOCore
 import NIOHTTP1
 import NIOSSL
+import DaemonSupport
 
 /// The registry's REST API over AsyncHTTPClient (TLS certificates verified, connect and request timeouts,
 /// answers capped in size). The API key never appears in what this type logs, returns or throws.
@@ -54,7 +55,7 @@ public final class HTTPRegistry: Registry {
     private func request(_ path: String, query: [(String, String)] = []) -> (HTTPClientRequest, shown: String) {
         let (full, shown) = url(path, query: query)
         var request = HTTPClientRequest(url: full)
-        request.headers.add(name: "User-Agent", value: "beacond/\(beacondVersion)")
+        request.headers.add(name: "User-Agent", value: "beacond/\(ReleaseVersion.current)")
         if configuration.authentication == .bearer, let key = configuration.apiKey {
             request.headers.add(name: "Authorization", value: "Bearer \(key.secret)")
         }
@@ -195,6 +196,3 @@ func percentEncoded(_ text: String) -> String {
     }
     return result
 }
-
-/// The version sent as `User-Agent`.
-public let beacondVersion = "0.1.0"

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BikeRegistryServer
 import BikeRegistryStore
+import DaemonSupport
 import Foundation
 import Hummingbird
 import Logging
@@ -15,6 +16,7 @@ struct BikeRegistryCommand: AsyncParsableCommand {
             $STATE_DIRECTORY under systemd, else the working directory), or in a PostgreSQL database \
             (--database postgres://…) that several servers may share.
             """,
+        version: ReleaseVersion.current,
         subcommands: [Serve.self, StationCommand.self])
 }
 

@@ -1,0 +1,51 @@
+import BeaconDaemon
+import BeaconEngine
+import BeaconOutbox
+import BeaconRegistry
+import BeaconTestSupport
+import Foundation
+import Logging
+import Synchronization
+import Testing
+
+/// A replay gives the same sightings, ids included, however far the capture thread runs ahead of the engine. The
+/// engine's clock tick used to take the capture's time while adverts still waited in the ring: a visit's reports
+/// moved with how far the engine had got, so the exit of a 26-minute visit came once with two updates before it and
+/// once with one (another sequence, another id). DaemonKillTests saw it under load; here the tick comes every
+/// millisecond and the ring is small, so the capture is always ahead.
+@Suite struct ReplayDeterminismTests {
+    static let capture = Fixtures.repositoryRoot.appendingPathComponent("Fixtures/cafe/cafe.pcap").path
+    static let bikes = Fixtures.repositoryRoot.appendingPathComponent("Fixtures/cafe/bikes.json").path
+
+    @Test func theEnginesTickNeverRunsAheadOfTheAdvertsItHasRead() async throws {
+        let expected = try await BeacondRun(["replay", "--missing", Self.bikes, "--station-id", "e2e-station", "--format", "jsonl", Self.capture])
+            .jsonLines.map { $0["sightingId"] as? String ?? "" }
+        #expect(expected.count == 20)
+        guard case .list(let set, _) = try await FileRegistry(bikes: Self.bikes, sightings: "/dev/null").fetchMissing(validators: nil, regions: [.findMyBike])
+        else {
+            Issue.record("no list")
+            return
+        }
+        for run in 0..<3 {
+            let directory = try TemporaryDirectory("replay-determinism")
+            defer { directory.remove() }
+            let capture = try ReplayCapture(paths: [Self.capture], speed: 0)
+            let ring = AdvertRing(capacity: 1_024)
+            let ids = Mutex([String]())
+            let engine = EngineService(
+                configuration: EngineConfiguration(stationID: "e2e-station"), location: (0, 0), ring: ring, capture: capture,
+                mailbox: MissingSetMailbox(set), outbox: try Outbox(path: directory.file("outbox.sqlite")), nudgePoster: {},
+                exitWhenDrained: false, onSighting: { sighting in ids.withLock { $0.append(sighting.id.description) } },
+                logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }), tick: .milliseconds(1))
+            capture.start(into: ring)
+            let running = Task { try await engine.run() }
+            for _ in 0..<600 where ids.withLock({ $0.count }) < expected.count || capture.monitor.current.state != .finished {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            try await Task.sleep(for: .milliseconds(100))
+            running.cancel()
+            _ = await running.result
+            #expect(ids.withLock { $0 } == expected, "run \(run): the replay's ids, in order")
+        }
+    }
+}
