@@ -10,6 +10,7 @@ struct OwnerRoutes: Sendable {
     let registrations: RateLimiter
     let requests: RateLimiter
     let targets: NotificationTargetPolicy
+    let snapshot: RegistrySnapshot
 
     func add<Context: RequestContext>(to router: Router<Context>) {
         router.post("owner/bikes") { request, context in try await register(request, address: Self.address(context)) }
@@ -63,12 +64,14 @@ struct OwnerRoutes: Sendable {
             if let refusal = await targets.refusal(for: url) { throw APIError.badRequest("notify.\(name): \(refusal)") }
         }
         guard let changed = try await database.update(id: bike.id, ownerToken: token, body.change) else { throw APIError.notFound }
+        if changed.missing != bike.missing { try await snapshot.listChanged() }
         return try JSONBody.response(OwnerBike(changed), headers: [.cacheControl: "no-store"])
     }
 
     private func delete(_ request: Request, _ context: some RequestContext) async throws -> Response {
         let (bike, token) = try await ownedBike(request, context)
         guard try await database.delete(id: bike.id, ownerToken: token) else { throw APIError.notFound }
+        if bike.missing { try await snapshot.listChanged() }
         return Response(status: .noContent)
     }
 

@@ -15,6 +15,9 @@ public struct RegistryServerConfiguration: Sendable {
     public var retryBase: Duration = .seconds(5)
     /// Stations' refreshes are noted in memory and written this often (`StationRefreshLog`).
     public var refreshWriteInterval: Duration = .seconds(5)
+    /// How often the stations and the missing list kept in memory are checked against the database
+    /// (`RegistrySnapshot`): a revoked key is refused within this.
+    public var snapshotInterval: Duration = .milliseconds(250)
 
     public init(
         host: String = "127.0.0.1", port: Int = 8180, allowPrivateWebhooks: Bool = false, retention: Duration = .seconds(90 * 86_400),

@@ -3,6 +3,7 @@ import BikeRegistryStore
 import Foundation
 import HTTPTypes
 import Hummingbird
+import NIOCore
 
 /// The station side of docs/registry-api.yaml: `GET /bikes` and `POST /sightings`, with a station's key as
 /// `?key=` or `Authorization: Bearer`.
@@ -11,12 +12,14 @@ final class StationRoutes: Sendable {
     let limiter: RateLimiter
     let doorbell: Doorbell
     let refreshes: StationRefreshLog
+    let snapshot: RegistrySnapshot
 
-    init(database: any RegistryStore, limiter: RateLimiter, doorbell: Doorbell, refreshes: StationRefreshLog) {
+    init(database: any RegistryStore, limiter: RateLimiter, doorbell: Doorbell, refreshes: StationRefreshLog, snapshot: RegistrySnapshot) {
         self.database = database
         self.limiter = limiter
         self.doorbell = doorbell
         self.refreshes = refreshes
+        self.snapshot = snapshot
     }
 
     func add<Context: RequestContext>(to router: Router<Context>) {
@@ -31,7 +34,7 @@ final class StationRoutes: Sendable {
             .compactMap { $0 }.filter { !$0.isEmpty }
         guard !keys.isEmpty else { throw APIError.unauthorized("a station key is required, as ?key= or Authorization: Bearer") }
         var found: Station?
-        for key in keys where found == nil { found = try await database.station(key: key) }
+        for key in keys where found == nil { found = try await snapshot.station(keyHash: Secrets.hash(key)) }
         guard let station = found else { throw APIError.unauthorized("unknown or revoked station key") }
         if let wait = limiter.retryAfter("station:\(station.id)") { throw APIError.tooManyRequests(retryAfter: wait) }
         return station
@@ -51,16 +54,22 @@ final class StationRoutes: Sendable {
         refreshes.note(station, userAgent: request.headers[.userAgent])
         // The list is only ever the missing bikes, whatever `missing` says: a station has no use for the others, and
         // a list of every beacon would let anyone with a key follow bikes that are not stolen.
-        let version = try await database.listVersion()
-        let etag = "\"m\(version)\""
+        let etag = "\"m\(try await snapshot.listVersion())\""
         if let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag }) {
             return Response(status: .notModified, headers: [.eTag: etag])
         }
-        let (current, missing) = try await database.missingBikes()
-        let listed = missing.map {
+        let list = try await snapshot.list()
+        return Response(
+            status: .ok, headers: [.contentType: "application/json", .eTag: "\"m\(list.version)\"", .cacheControl: "no-cache"],
+            body: .init(byteBuffer: list.body))
+    }
+
+    /// `GET /bikes`'s body, encoded once per version of the list (`RegistrySnapshot`).
+    static func encode(_ bikes: [MissingBike]) throws -> ByteBuffer {
+        let listed = bikes.map {
             ListedBike(id: $0.id, beaconUUID: $0.uuid, beaconMajor: $0.major, beaconMinor: $0.minor, missing: true, make: $0.make, model: $0.model, colour: $0.colour)
         }
-        return try JSONBody.response(listed, headers: [.eTag: "\"m\(current)\"", .cacheControl: "no-cache"])
+        return ByteBuffer(bytes: try JSONBody.encoder.encode(listed))
     }
 
     private func sighting(_ request: Request) async throws -> Response {

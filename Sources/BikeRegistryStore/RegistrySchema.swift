@@ -105,6 +105,14 @@ enum RegistrySchema {
                 "CREATE TABLE listVersion (id INTEGER PRIMARY KEY CHECK (id = 1), version BIGINT NOT NULL)",
                 "INSERT INTO listVersion (id, version) VALUES (1, 1)",
             ]
-        }
+        },
+        Migration(identifier: "v2") { _ in
+            [
+                // Bumped by every station added or revoked, in the same transaction: a server keeps the stations in
+                // memory and reloads them when this moves (RegistrySnapshot).
+                "CREATE TABLE stationsVersion (id INTEGER PRIMARY KEY CHECK (id = 1), version BIGINT NOT NULL)",
+                "INSERT INTO stationsVersion (id, version) VALUES (1, 1)",
+            ]
+        },
     ]
 }

@@ -18,8 +18,8 @@ public protocol RegistryStore: Sendable {
     func stations() async throws -> [Station]
     /// Revokes the station's key; its sightings stay. False when no unrevoked station has that name.
     func revokeStation(name: String, now: Date) async throws -> Bool
-    /// The station whose key this is, unless revoked.
-    func station(key: String) async throws -> Station?
+    /// The station whose key has this hash (`Secrets.hash`), unless revoked.
+    func station(keyHash: String) async throws -> Station?
     /// Notes each station's latest refresh (the server gathers them rather than write on every request).
     func recordRefreshes(_ refreshes: [Int64: StationRefresh]) async throws
     /// How many stations refreshed since `date`: the stations that were listening.
@@ -36,7 +36,8 @@ public protocol RegistryStore: Sendable {
     func delete(id: String, ownerToken: String) async throws -> Bool
     /// The missing bikes and the list's version (its ETag), read together.
     func missingBikes() async throws -> (version: Int64, bikes: [MissingBike])
-    func listVersion() async throws -> Int64
+    /// The versions of the missing list and of the stations, read together: each moves with every change.
+    func versions() async throws -> RegistryVersions
     /// Whether `token` is any bike's owner token.
     func isOwnerToken(_ token: String) async throws -> Bool
 
@@ -65,6 +66,17 @@ public protocol RegistryStore: Sendable {
 
     /// Closes the store's connections; nothing may be asked of it afterwards.
     func close() async
+}
+
+/// How far the missing list (its ETag) and the stations have changed.
+public struct RegistryVersions: Sendable, Equatable {
+    public var list: Int64
+    public var stations: Int64
+
+    public init(list: Int64, stations: Int64) {
+        self.list = list
+        self.stations = stations
+    }
 }
 
 /// A station's refresh, as the server noted it.
@@ -108,6 +120,7 @@ extension RegistryStore {
         try await record(sighting, from: station, now: Date())
     }
     public func sightings(bikeId: String) async throws -> [OwnerSighting] { try await sightings(bikeId: bikeId, limit: 1000) }
+    public func station(key: String) async throws -> Station? { try await station(keyHash: Secrets.hash(key)) }
 }
 
 /// Opens a store by its location: a `postgres://` (or `postgresql://`) URL, or a SQLite file's path.

@@ -14,18 +14,30 @@ public enum Secrets {
         "whsec_" + Data(randomBytes(24)).base64EncodedString()
     }
 
+    /// Every station request hashes its key: hex by hand, as `String(format:)` per byte cost more than the hash.
     public static func hash(_ token: String) -> String {
-        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+        hex(SHA256.hash(data: Data(token.utf8)))
+    }
+
+    static func hex(_ bytes: some Sequence<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(64)
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// A short id from a random source: `prefix` and 16 hex digits.
     public static func newID(prefix: String) -> String {
-        prefix + randomBytes(8).map { String(format: "%02x", $0) }.joined()
+        prefix + hex(randomBytes(8))
     }
 
     /// A stable id for `parts` (the same parts give the same id): `prefix` and 24 hex digits of their SHA-256.
     static func derivedID(prefix: String, _ parts: [String]) -> String {
-        prefix + SHA256.hash(data: Data(parts.joined(separator: "\u{1f}").utf8)).prefix(12).map { String(format: "%02x", $0) }.joined()
+        prefix + hex(SHA256.hash(data: Data(parts.joined(separator: "\u{1f}").utf8)).prefix(12))
     }
 
     private static func randomBytes(_ count: Int) -> [UInt8] {

@@ -120,7 +120,7 @@ struct Serve: AsyncParsableCommand {
 
 struct StationCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "station", abstract: "Add, list and revoke the cafés' stations and their keys.", subcommands: [Add.self, List.self, Revoke.self])
+        commandName: "station", abstract: "Add, list and revoke the cafés' stations and their keys.", subcommands: [Add.self, Import.self, List.self, Revoke.self])
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -146,6 +146,52 @@ struct StationCommand: AsyncParsableCommand {
                 print(String(decoding: object, as: UTF8.self))
             } else {
                 print("station \(name) added; its key (shown only now):\n\(key)")
+            }
+        }
+    }
+
+    struct Import: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add many stations at once and print their keys, once.",
+            discussion: """
+                FILE (or - for standard input) holds one station per line as JSON: {"name": …, "latitude": …, "longitude": …}. \
+                Each line's key is printed as {"name": …, "key": …}, in order. A line that cannot be added stops the import \
+                with its number and the reason; the stations before it are added, and their keys printed.
+                """)
+
+        @Argument(help: "The stations, one JSON object per line; - for standard input.") var file: String
+        @OptionGroup var database: DatabaseOption
+
+        struct Line: Decodable {
+            var name: String
+            var latitude: Double
+            var longitude: Double
+        }
+
+        func run() async throws {
+            let text: String
+            do {
+                text = file == "-" ? String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self) : try String(contentsOfFile: file, encoding: .utf8)
+            } catch {
+                throw ValidationError("cannot read \(file): \(error.localizedDescription)")
+            }
+            try await database.with { store in
+                for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() where !line.allSatisfy(\.isWhitespace) {
+                    let station: Line
+                    do {
+                        station = try JSONDecoder().decode(Line.self, from: Data(line.utf8))
+                    } catch {
+                        throw ValidationError("\(file): line \(number + 1): not {\"name\", \"latitude\", \"longitude\"}")
+                    }
+                    let key: String
+                    do {
+                        key = try await store.addStation(name: station.name, latitude: station.latitude, longitude: station.longitude)
+                    } catch let error as RegistryStoreError {
+                        throw ValidationError("\(file): line \(number + 1): \(error)")
+                    }
+                    let object = try JSONSerialization.data(withJSONObject: ["name": station.name, "key": key], options: [.sortedKeys])
+                    print(String(decoding: object, as: UTF8.self))
+                }
             }
         }
     }

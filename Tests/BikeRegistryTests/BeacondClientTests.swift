@@ -58,6 +58,7 @@ import Testing
         #expect(stored.map(\.kind).sorted() == ["enter", "exit"])
 
         _ = try await server.database.revokeStation(name: "Ace")
+        try await server.client.waitUntilRefused(key)
         guard case .held(let status, _) = await registry.post(body: payloads[0].body, sightingID: payloads[0].id) else {
             Issue.record("a revoked key's sighting was not held")
             return

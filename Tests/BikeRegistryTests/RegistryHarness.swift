@@ -119,6 +119,15 @@ struct RegistryClient {
     func post(_ sighting: (id: String, body: String), key: String) async throws -> Answer {
         try await request(.POST, "/sightings", bearer: key, headers: [("Idempotency-Key", sighting.id)], body: sighting.body)
     }
+
+    /// Waits until a revoked key is refused: a server looks for revocations every 250 ms (RegistrySnapshot).
+    func waitUntilRefused(_ key: String) async throws {
+        let start = ContinuousClock.now
+        while try await request(.GET, "/bikes", bearer: key).status != 401 {
+            guard ContinuousClock.now - start < .seconds(2) else { throw HarnessError("the revoked key was still taken after 2 s") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
 }
 
 

@@ -4,6 +4,8 @@ public import Foundation
 public struct Station: Sendable, Equatable {
     public var id: Int64
     public var name: String
+    /// SHA-256 of its key (`Secrets.hash`): what a request's key is looked up by. Never the key.
+    public var keyHash: String
     public var latitude: Double
     public var longitude: Double
     public var createdAt: Date

@@ -67,8 +67,12 @@ extension PostgresRegistryStore {
         }
     }
 
-    public func listVersion() async throws -> Int64 {
-        try await rows("SELECT version FROM listVersion").first?.decode(Int64.self) ?? 0
+    public func versions() async throws -> RegistryVersions {
+        guard let row = try await rows("SELECT (SELECT version FROM listVersion), (SELECT version FROM stationsVersion)").first else {
+            return RegistryVersions(list: 0, stations: 0)
+        }
+        let (list, stations) = try row.decode((Int64, Int64).self)
+        return RegistryVersions(list: list, stations: stations)
     }
 
     public func isOwnerToken(_ token: String) async throws -> Bool {

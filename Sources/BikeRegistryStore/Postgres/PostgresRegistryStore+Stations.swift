@@ -2,17 +2,23 @@ public import Foundation
 import PostgresNIO
 
 extension PostgresRegistryStore {
-    static let stationColumns = "id, name, latitude, longitude, createdAt, revokedAt, lastRefreshAt, lastSightingAt, userAgent"
+    static let stationColumns = "id, name, keyHash, latitude, longitude, createdAt, revokedAt, lastRefreshAt, lastSightingAt, userAgent"
 
     public func addStation(name: String, latitude: Double, longitude: Double, now: Date) async throws -> String {
         let new = try NewStationRecord(name: name, latitude: latitude, longitude: longitude)
-        let added = try await rows(
-            """
-            INSERT INTO station (name, keyHash, latitude, longitude, createdAt)
-            VALUES (\(new.name), \(Secrets.hash(new.key)), \(new.latitude), \(new.longitude), \(Self.seconds(now)))
-            ON CONFLICT (name) DO NOTHING RETURNING id
-            """)
-        guard !added.isEmpty else { throw new.exists }
+        let added = try await transaction { [logger] connection in
+            let inserted = try await connection.query(
+                """
+                INSERT INTO station (name, keyHash, latitude, longitude, createdAt)
+                VALUES (\(new.name), \(Secrets.hash(new.key)), \(new.latitude), \(new.longitude), \(Self.seconds(now)))
+                ON CONFLICT (name) DO NOTHING RETURNING id
+                """, logger: logger
+            ).collect()
+            guard !inserted.isEmpty else { return false }
+            try await connection.query("UPDATE stationsVersion SET version = version + 1", logger: logger)
+            return true
+        }
+        guard added else { throw new.exists }
         return new.key
     }
 
@@ -21,11 +27,18 @@ extension PostgresRegistryStore {
     }
 
     public func revokeStation(name: String, now: Date) async throws -> Bool {
-        try await !rows("UPDATE station SET revokedAt = \(Self.seconds(now)) WHERE name = \(name) AND revokedAt IS NULL RETURNING id").isEmpty
+        try await transaction { [logger] connection in
+            let revoked = try await connection.query(
+                "UPDATE station SET revokedAt = \(Self.seconds(now)) WHERE name = \(name) AND revokedAt IS NULL RETURNING id", logger: logger
+            ).collect()
+            guard !revoked.isEmpty else { return false }
+            try await connection.query("UPDATE stationsVersion SET version = version + 1", logger: logger)
+            return true
+        }
     }
 
-    public func station(key: String) async throws -> Station? {
-        try await rows("SELECT \(unescaped: Self.stationColumns) FROM station WHERE keyHash = \(Secrets.hash(key)) AND revokedAt IS NULL")
+    public func station(keyHash: String) async throws -> Station? {
+        try await rows("SELECT \(unescaped: Self.stationColumns) FROM station WHERE keyHash = \(keyHash) AND revokedAt IS NULL")
             .first.map(Station.init(row:))
     }
 
@@ -52,10 +65,10 @@ extension PostgresRegistryStore {
 extension Station {
     /// A row of `PostgresRegistryStore.stationColumns`.
     init(row: PostgresRow) throws {
-        let (id, name, latitude, longitude, createdAt, revokedAt, lastRefreshAt, lastSightingAt, userAgent) = try row.decode(
-            (Int64, String, Double, Double, Double, Double?, Double?, Double?, String?).self)
+        let (id, name, keyHash, latitude, longitude, createdAt, revokedAt, lastRefreshAt, lastSightingAt, userAgent) = try row.decode(
+            (Int64, String, String, Double, Double, Double, Double?, Double?, Double?, String?).self)
         self.init(
-            id: id, name: name, latitude: latitude, longitude: longitude, createdAt: PostgresRegistryStore.date(createdAt),
+            id: id, name: name, keyHash: keyHash, latitude: latitude, longitude: longitude, createdAt: PostgresRegistryStore.date(createdAt),
             revokedAt: revokedAt.map(PostgresRegistryStore.date), lastRefreshAt: lastRefreshAt.map(PostgresRegistryStore.date),
             lastSightingAt: lastSightingAt.map(PostgresRegistryStore.date), userAgent: userAgent)
     }

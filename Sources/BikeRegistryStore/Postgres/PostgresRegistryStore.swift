@@ -1,5 +1,5 @@
-public import Foundation
-public import Logging
+import Foundation
+import Logging
 import PostgresNIO
 
 /// The registry in a PostgreSQL database (postgres-nio's pooled client), for a registry that serves many cafés

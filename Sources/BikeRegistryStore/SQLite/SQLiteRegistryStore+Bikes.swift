@@ -62,8 +62,11 @@ extension SQLiteRegistryStore {
         }
     }
 
-    public func listVersion() async throws -> Int64 {
-        try await pool.read { db in try Int64.fetchOne(db, sql: "SELECT version FROM listVersion") ?? 0 }
+    public func versions() async throws -> RegistryVersions {
+        try await pool.read { db in
+            let row = try Row.fetchOne(db, sql: "SELECT (SELECT version FROM listVersion), (SELECT version FROM stationsVersion)")
+            return RegistryVersions(list: row?[0] ?? 0, stations: row?[1] ?? 0)
+        }
     }
 
     public func isOwnerToken(_ token: String) async throws -> Bool {

@@ -8,7 +8,9 @@ extension SQLiteRegistryStore {
             try db.execute(
                 sql: "INSERT INTO station (name, keyHash, latitude, longitude, createdAt) VALUES (?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING",
                 arguments: [new.name, Secrets.hash(new.key), new.latitude, new.longitude, Self.seconds(now)])
-            return db.changesCount > 0
+            guard db.changesCount > 0 else { return false }
+            try db.execute(sql: "UPDATE stationsVersion SET version = version + 1")
+            return true
         }
         guard added else { throw new.exists }
         return new.key
@@ -21,14 +23,15 @@ extension SQLiteRegistryStore {
     public func revokeStation(name: String, now: Date) async throws -> Bool {
         try await pool.write { db in
             try db.execute(sql: "UPDATE station SET revokedAt = ? WHERE name = ? AND revokedAt IS NULL", arguments: [Self.seconds(now), name])
-            return db.changesCount > 0
+            guard db.changesCount > 0 else { return false }
+            try db.execute(sql: "UPDATE stationsVersion SET version = version + 1")
+            return true
         }
     }
 
-    public func station(key: String) async throws -> Station? {
-        let hash = Secrets.hash(key)
-        return try await pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM station WHERE keyHash = ? AND revokedAt IS NULL", arguments: [hash]).map(Station.init(row:))
+    public func station(keyHash: String) async throws -> Station? {
+        try await pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM station WHERE keyHash = ? AND revokedAt IS NULL", arguments: [keyHash]).map(Station.init(row:))
         }
     }
 
@@ -53,7 +56,7 @@ extension SQLiteRegistryStore {
 extension Station {
     init(row: Row) {
         self.init(
-            id: row["id"], name: row["name"], latitude: row["latitude"], longitude: row["longitude"],
+            id: row["id"], name: row["name"], keyHash: row["keyHash"], latitude: row["latitude"], longitude: row["longitude"],
             createdAt: SQLiteRegistryStore.date(row["createdAt"]), revokedAt: (row["revokedAt"] as Double?).map(SQLiteRegistryStore.date),
             lastRefreshAt: (row["lastRefreshAt"] as Double?).map(SQLiteRegistryStore.date),
             lastSightingAt: (row["lastSightingAt"] as Double?).map(SQLiteRegistryStore.date), userAgent: row["userAgent"])

@@ -1,0 +1,103 @@
+import BeaconTestSupport
+@testable import BikeRegistryStore
+import Foundation
+import GRDB
+import Testing
+
+/// A database an earlier bike-registry made (schema v1, before stationsVersion) opens with the stations, bikes and
+/// sightings it holds, and gains what this version needs.
+@Suite struct MigrationTests {
+    @Test func aVersionOneDatabaseIsCarriedOverWithItsData() async throws {
+        let directory = try TemporaryDirectory("bike-registry-migration")
+        defer { directory.remove() }
+        let path = directory.file("registry.sqlite")
+        // v1 as the previous release (0.1.0) wrote it: its statements, word for word, and GRDB's record of them.
+        let old = try DatabaseQueue(path: path)
+        try await old.write { db in
+            try db.execute(sql: "CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
+            try db.execute(sql: Self.releasedVersionOne)
+            try db.execute(sql: "INSERT INTO grdb_migrations VALUES ('v1')")
+            try db.execute(
+                sql: "INSERT INTO station (name, keyHash, latitude, longitude, createdAt) VALUES ('Ace', ?, 51.5, -0.2, 1)",
+                arguments: [Secrets.hash("bks_old-key")])
+        }
+        try old.close()
+
+        let store = try SQLiteRegistryStore(path: path)
+        defer { Task { await store.close() } }
+        #expect(try await store.station(key: "bks_old-key")?.name == "Ace", "the old station's key still works")
+        #expect(try await store.versions() == RegistryVersions(list: 1, stations: 1))
+        _ = try await store.addStation(name: "New", latitude: 1, longitude: 2)
+        #expect(try await store.versions().stations == 2, "v2's counter moves with every station added")
+    }
+
+    static let releasedVersionOne = """
+        CREATE TABLE station (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            keyHash TEXT NOT NULL UNIQUE,
+            latitude REAL NOT NULL,
+            longitude REAL NOT NULL,
+            createdAt REAL NOT NULL,
+            revokedAt REAL,
+            lastRefreshAt REAL,
+            lastSightingAt REAL,
+            userAgent TEXT
+        );
+        CREATE TABLE bike (
+            id TEXT PRIMARY KEY,
+            uuid TEXT NOT NULL,
+            major INTEGER NOT NULL,
+            minor INTEGER NOT NULL,
+            make TEXT NOT NULL,
+            model TEXT NOT NULL,
+            colour TEXT NOT NULL,
+            missing INTEGER NOT NULL DEFAULT 0,
+            ownerTokenHash TEXT NOT NULL UNIQUE,
+            webhookSecret TEXT NOT NULL,
+            webhookURL TEXT,
+            ntfyURL TEXT,
+            createdAt REAL NOT NULL,
+            UNIQUE (uuid, major, minor)
+        );
+        CREATE INDEX bike_missing ON bike(missing);
+        -- bikeId is what the station sent: a sighting of an unknown bike is kept too.
+        CREATE TABLE sighting (
+            id TEXT PRIMARY KEY,
+            stationId INTEGER NOT NULL REFERENCES station(id),
+            bikeId TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            seenAt REAL NOT NULL,
+            firstSeen REAL NOT NULL,
+            lastSeen REAL NOT NULL,
+            proximity TEXT NOT NULL,
+            rssi REAL,
+            count INTEGER NOT NULL,
+            visitId TEXT NOT NULL,
+            receivedAt REAL NOT NULL
+        );
+        CREATE INDEX sighting_bike ON sighting(bikeId, seenAt);
+        CREATE INDEX sighting_received ON sighting(receivedAt);
+        -- One row per message owed on one channel; its id is the webhook-id of every attempt.
+        CREATE TABLE notification (
+            id TEXT PRIMARY KEY,
+            bikeId TEXT NOT NULL REFERENCES bike(id) ON DELETE CASCADE,
+            visitId TEXT NOT NULL,
+            type TEXT NOT NULL,
+            channel TEXT NOT NULL,
+            target TEXT NOT NULL,
+            payload TEXT NOT NULL,
+            createdAt REAL NOT NULL,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            nextAttemptAt REAL NOT NULL,
+            deliveredAt REAL,
+            abandonedAt REAL,
+            lastError TEXT,
+            UNIQUE (visitId, type, channel)
+        );
+        CREATE INDEX notification_due ON notification(nextAttemptAt) WHERE deliveredAt IS NULL AND abandonedAt IS NULL;
+        -- Bumped by every change to the missing list, in the same transaction: the list's ETag.
+        CREATE TABLE listVersion (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL);
+        INSERT INTO listVersion (id, version) VALUES (1, 1);
+        """
+}
