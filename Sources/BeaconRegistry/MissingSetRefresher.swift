@@ -25,6 +25,8 @@ public final class MissingSetRefresher<C: Clock>: Sendable where C.Duration == D
     struct State {
         var status: RegistrySyncStatus
         var validators: CacheValidators?
+        /// The registry the validators came from: another one's (after a reload changed it) are not sent.
+        var validatorsFrom: String?
         var backoff: Backoff
     }
 
@@ -65,10 +67,20 @@ public final class MissingSetRefresher<C: Clock>: Sendable where C.Duration == D
                 logger.notice("no cached bike list yet", metadata: ["cache.path": "\(cache.path)"])
                 return false
             }
+            // A list is its registry's: another registry's bike ids mean nothing to this one, which would keep every
+            // sighting reported under them quietly (an unknown bike) and tell no owner. So a station pointed at a new
+            // registry starts as a first start does, waiting for that registry's list.
+            guard contents.source == registry.displayName else {
+                logger.notice(
+                    "the cached bike list is another registry's; not used",
+                    metadata: ["cache.source": "\(contents.source)", "registry": "\(registry.displayName)"])
+                return false
+            }
             let set = contents.set
             mailbox.publish(set)
             state.withLock { state in
                 state.validators = contents.validators
+                state.validatorsFrom = contents.source
                 state.status.source = .cache
                 state.status.missing = set.count
                 state.status.fetchedAt = contents.fetchedAt
@@ -100,10 +112,11 @@ public final class MissingSetRefresher<C: Clock>: Sendable where C.Duration == D
     @discardableResult
     public func refreshOnce() async -> Bool {
         let started = wallClock()
+        let source = registry.displayName
         let validators = state.withLock { state -> CacheValidators? in
             state.status.lastAttempt = started
             state.status.requestStartedAt = started
-            return state.validators
+            return state.validatorsFrom == source ? state.validators : nil
         }
         defer { state.withLock { $0.status.requestStartedAt = nil } }
         do {
@@ -142,6 +155,7 @@ public final class MissingSetRefresher<C: Clock>: Sendable where C.Duration == D
                 let now = wallClock()
                 state.withLock { state in
                     state.validators = validators
+                    state.validatorsFrom = source
                     state.status.source = .registry
                     state.status.missing = set.count
                     state.status.skippedEntries = set.statistics.rejectedTotal
@@ -159,7 +173,7 @@ public final class MissingSetRefresher<C: Clock>: Sendable where C.Duration == D
                     "missing bikes refreshed",
                     metadata: ["bikes.missing": "\(set.count)", "bikes.skipped": "\(set.statistics.rejectedTotal)"])
                 do {
-                    try cache?.store(.init(set: set, validators: validators, fetchedAt: now, source: registry.displayName))
+                    try cache?.store(.init(set: set, validators: validators, fetchedAt: now, source: source))
                 } catch {
                     logger.error("cannot write the bike cache", metadata: ["error": "\(error)"])
                 }

@@ -199,6 +199,30 @@ import Testing
         }
     }
 
+    @Test func anotherRegistrysCachedListIsNotUsed() async throws {
+        let first = RegistryServer()
+        try await first.start()
+        first.setBikes(Self.bikes)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try await withRefresher(first, directory: directory) { rig in #expect(await rig.refresher.refreshOnce()) }
+        await first.stop()
+        // The station is pointed at another registry (its own ids for other bikes): the first one's list must not
+        // be matched and reported under its ids until the new one answers.
+        let second = RegistryServer()
+        try await second.start()
+        defer { Task { await second.stop() } }
+        second.setBikes(#"[{"id":"other-b9","beaconMinor":9,"missing":true}]"#)
+        try await withRefresher(second, directory: directory) { rig in
+            #expect(rig.refresher.loadCache() == false, "another registry's cache is not loaded")
+            #expect(rig.mailbox.latest.count == 0)
+            #expect(await rig.refresher.refreshOnce())
+            #expect(rig.mailbox.latest.contains(region: 0, major: 1, minor: 9) && !rig.mailbox.latest.contains(region: 0, major: 1, minor: 7))
+        }
+        // Its own cache, once written, is used.
+        try await withRefresher(second, directory: directory) { rig in #expect(rig.refresher.loadCache()) }
+    }
+
     @Test func noNetworkAndNoCacheThenAStaleCacheStillDetects() async throws {
         let server = RegistryServer()
         try await server.start()
