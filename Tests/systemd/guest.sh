@@ -3,7 +3,8 @@
 # systemd as PID 1, dbus, the stock bluetooth.service, btvirt's hci0 advertising the iBeacon E2C56DB5-…, major 1,
 # minor 2, and hci1 free). Installs beacond's .deb as a café would and checks what the service does under real
 # systemd. Every check prints "systemd-vm: ok …" or "systemd-vm: FAIL …"; the script exits with the failures.
-# /extra holds: beacond_previous.deb and beacond_current.deb, registry.py, clock.py, key (a fresh API key).
+# /extra holds: beacond_previous.deb and beacond_current.deb, bike-registry_current.deb, registry.py, clock.py,
+# receiver.py, guest-registry.sh (the registry's part) and key (a fresh API key).
 set -u
 cd /extra
 failures=0
@@ -388,6 +389,9 @@ sys.exit(0 if ok else 1)
 EOF
 [ $? = 0 ] || failures=$((failures + 1))
 advertising & ADVERTISING=$!
+
+# ---------------------------------------------------------------------------------------------------- bike-registry
+source ./guest-registry.sh
 
 # ---------------------------------------------------------------------------------------------------- purge
 stop_advertising

@@ -2,7 +2,7 @@ import Foundation
 import NIOSSL
 import PostgresNIO
 
-/// A `postgres://` URL read as libpq reads one: `postgres://USER:PASSWORD@HOST:PORT/DATABASE?sslmode=…&host=…`.
+/// A `postgres://` URL read as libpq reads one: `postgres://USER:PASSWORD@HOST:PORT/DATABASE?sslmode=…&host=…&port=…`.
 /// No host (`postgres:///registry`) or `?host=/a/directory` means the server's Unix socket in that directory
 /// (`/var/run/postgresql` by default), where a local server usually lets its own user in by peer authentication;
 /// no user means the user running this. `sslmode` is `disable`, `prefer` (the default), `require` (encrypted, the
@@ -32,14 +32,16 @@ struct PostgresLocation: Sendable, CustomStringConvertible {
             throw RegistryStoreError("not a postgres:// URL (postgres://USER:PASSWORD@HOST:PORT/DATABASE)")
         }
         let query = Dictionary((url.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { _, last in last })
-        let known: Set<String> = ["sslmode", "sslrootcert", "host"]
+        let known: Set<String> = ["sslmode", "sslrootcert", "host", "port"]
         if let unknown = query.keys.sorted().first(where: { !known.contains($0) }) {
-            throw RegistryStoreError("the PostgreSQL URL's \(unknown)= is not understood (sslmode, sslrootcert and host are)")
+            throw RegistryStoreError("the PostgreSQL URL's \(unknown)= is not understood (sslmode, sslrootcert, host and port are)")
         }
         guard let mode = SSLMode(rawValue: query["sslmode"] ?? "prefer") else {
             throw RegistryStoreError("sslmode is disable, prefer, require or verify-full")
         }
-        let port = url.port ?? 5432
+        // As libpq: ?port= is how a socket's URL, which has no HOST:PORT, names the port its socket file is named by.
+        if let text = query["port"], Int(text) == nil { throw RegistryStoreError("port= is a number") }
+        let port = url.port ?? query["port"].flatMap { Int($0) } ?? 5432
         guard (1...65535).contains(port) else { throw RegistryStoreError("the PostgreSQL port is 1 to 65535") }
         if let host = url.host, !host.isEmpty {
             endpoint = .tcp(host: host, port: port)
