@@ -138,7 +138,7 @@ let package = Package(
             name: "BikeRegistryServer",
             dependencies: [
                 "BikeRegistryStore", "DaemonSupport",
-                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),

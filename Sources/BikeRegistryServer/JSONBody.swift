@@ -1,3 +1,4 @@
+import BikeRegistryStore
 import Foundation
 import Hummingbird
 import NIOCore

@@ -7,12 +7,14 @@ import Hummingbird
 /// `Authorization: Bearer`, read, change or delete that one bike and read its sightings.
 struct OwnerRoutes: Sendable {
     let database: any RegistryStore
-    let registrations: RateLimiter
-    let requests: RateLimiter
+    /// By address.
+    let registrations: RateLimiter<String>
+    /// By owner token's hash.
+    let requests: RateLimiter<String>
     let targets: NotificationTargetPolicy
     let snapshot: RegistrySnapshot
 
-    func add<Context: RequestContext>(to router: Router<Context>) {
+    func add<Context: RemoteAddressRequestContext>(to router: Router<Context>) {
         router.post("owner/bikes") { request, context in try await register(request, address: Self.address(context)) }
         router.get("owner/bikes/:id") { request, context in try await show(request, context) }
         router.patch("owner/bikes/:id") { request, context in try await change(request, context) }
@@ -20,12 +22,12 @@ struct OwnerRoutes: Sendable {
         router.get("owner/bikes/:id/sightings") { request, context in try await sightings(request, context) }
     }
 
-    static func address(_ context: some RequestContext) -> String {
-        (context as? any RemoteAddressRequestContext)?.remoteAddress?.ipAddress ?? "unknown"
+    static func address(_ context: some RemoteAddressRequestContext) -> String {
+        context.remoteAddress?.ipAddress ?? "unknown"
     }
 
     private func register(_ request: Request, address: String) async throws -> Response {
-        if let wait = registrations.retryAfter("register:\(address)") { throw APIError.tooManyRequests(retryAfter: wait) }
+        if let wait = registrations.retryAfter(address) { throw APIError.tooManyRequests(retryAfter: wait) }
         let body = try await JSONBody.decode(RegistrationBody.self, from: request)
         switch try await database.register(body.bike) {
         case .beaconTaken:
@@ -45,7 +47,7 @@ struct OwnerRoutes: Sendable {
         guard let token = request.headers[.authorization].flatMap(StationRoutes.bearer), !token.isEmpty else {
             throw APIError.unauthorized("the owner token is required as Authorization: Bearer")
         }
-        if let wait = requests.retryAfter("owner:\(Secrets.hash(token))") { throw APIError.tooManyRequests(retryAfter: wait) }
+        if let wait = requests.retryAfter(Secrets.hash(token)) { throw APIError.tooManyRequests(retryAfter: wait) }
         let id = context.parameters.get("id") ?? ""
         if let bike = try await database.bike(id: id, ownerToken: token) { return (bike, token) }
         guard try await database.isOwnerToken(token) else { throw APIError.unauthorized("not an owner token") }

@@ -14,7 +14,7 @@ public enum RegistryApplication {
     ) -> some ApplicationProtocol {
         let doorbell = Doorbell()
         let targets = NotificationTargetPolicy(allowPrivate: configuration.allowPrivateWebhooks)
-        let router = Router(context: BasicRequestContext.self)
+        let router = Router(context: RegistryRequestContext.self)
         let refreshes = StationRefreshLog(database: database, interval: configuration.refreshWriteInterval, logger: logger)
         let snapshot = RegistrySnapshot(database: database, interval: configuration.snapshotInterval, logger: logger, encode: StationRoutes.encode)
         router.add(middleware: RequestLog(logger: logger))

@@ -3,18 +3,20 @@ import BikeRegistryStore
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import NIOCore
 
 /// The station side of docs/registry-api.yaml: `GET /bikes` and `POST /sightings`, with a station's key as
 /// `?key=` or `Authorization: Bearer`.
 final class StationRoutes: Sendable {
     let database: any RegistryStore
-    let limiter: RateLimiter
+    /// By station.
+    let limiter: RateLimiter<Int64>
     let doorbell: Doorbell
     let refreshes: StationRefreshLog
     let snapshot: RegistrySnapshot
 
-    init(database: any RegistryStore, limiter: RateLimiter, doorbell: Doorbell, refreshes: StationRefreshLog, snapshot: RegistrySnapshot) {
+    init(database: any RegistryStore, limiter: RateLimiter<Int64>, doorbell: Doorbell, refreshes: StationRefreshLog, snapshot: RegistrySnapshot) {
         self.database = database
         self.limiter = limiter
         self.doorbell = doorbell
@@ -28,40 +30,59 @@ final class StationRoutes: Sendable {
     }
 
     /// The station the request's key names; 401 for none, an unknown or a revoked key; 429 past the key's rate.
-    private func station(_ request: Request) async throws -> Station {
+    private func station(_ request: Request, query: FlatDictionary<Substring, Substring>) async throws -> Station {
         // Either way of sending the key is accepted; a request that sends both is let in by either.
-        let keys = [request.uri.queryParameters["key"].map(String.init), request.headers[.authorization].flatMap(Self.bearer)]
+        let keys = [query["key"].map(String.init), request.headers[.authorization].flatMap(Self.bearer)]
             .compactMap { $0 }.filter { !$0.isEmpty }
         guard !keys.isEmpty else { throw APIError.unauthorized("a station key is required, as ?key= or Authorization: Bearer") }
         var found: Station?
         for key in keys where found == nil { found = try await snapshot.station(keyHash: Secrets.hash(key)) }
         guard let station = found else { throw APIError.unauthorized("unknown or revoked station key") }
-        if let wait = limiter.retryAfter("station:\(station.id)") { throw APIError.tooManyRequests(retryAfter: wait) }
+        if let wait = limiter.retryAfter(station.id) { throw APIError.tooManyRequests(retryAfter: wait) }
         return station
     }
 
+    /// The token of `Bearer TOKEN` (the scheme in any case, as RFC 9110 has it; spaces around the token dropped).
+    /// On bytes: it is read on every request, and Foundation's split, lowercasing and trimming cost more than the key's hash.
     static func bearer(_ header: String) -> String? {
-        let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
-        return String(parts[1]).trimmingCharacters(in: .whitespaces)
+        let bytes = header.utf8
+        let scheme = "bearer".utf8
+        guard bytes.count > scheme.count, zip(bytes, scheme).allSatisfy({ $0 | 0x20 == $1 }) else { return nil }
+        let rest = bytes.dropFirst(scheme.count)
+        guard rest.first == UInt8(ascii: " ") else { return nil }
+        let token = rest.drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+        let end = token.lastIndex { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }
+        return end.map { String(decoding: token[...$0], as: UTF8.self) } ?? ""
     }
 
     private func bikes(_ request: Request) async throws -> Response {
-        let station = try await station(request)
-        if let missing = request.uri.queryParameters["missing"], missing != "true" && missing != "false" {
+        let query = request.uri.queryParameters
+        let station = try await station(request, query: query)
+        if let missing = query["missing"], missing != "true" && missing != "false" {
             throw APIError.badRequest("missing is true or false")
         }
         refreshes.note(station, userAgent: request.headers[.userAgent])
         // The list is only ever the missing bikes, whatever `missing` says: a station has no use for the others, and
         // a list of every beacon would let anyone with a key follow bikes that are not stolen.
         let etag = "\"m\(try await snapshot.listVersion())\""
-        if let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag }) {
+        if let match = request.headers[.ifNoneMatch], Self.matches(match, etag) {
             return Response(status: .notModified, headers: [.eTag: etag])
         }
         let list = try await snapshot.list()
         return Response(
             status: .ok, headers: [.contentType: "application/json", .eTag: "\"m\(list.version)\"", .cacheControl: "no-cache"],
             body: .init(byteBuffer: list.body))
+    }
+
+    /// Whether an If-None-Match list (`"a", "b"`, spaces around each) names `etag`. On bytes, as `bearer`.
+    static func matches(_ header: String, _ etag: String) -> Bool {
+        let space = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        for part in header.utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: true) {
+            let trimmed = part.drop(while: space)
+            guard let last = trimmed.lastIndex(where: { !space($0) }) else { continue }
+            if trimmed[...last].elementsEqual(etag.utf8) { return true }
+        }
+        return false
     }
 
     /// `GET /bikes`'s body, encoded once per version of the list (`RegistrySnapshot`).
@@ -73,17 +94,29 @@ final class StationRoutes: Sendable {
     }
 
     private func sighting(_ request: Request) async throws -> Response {
-        let station = try await station(request)
+        let station = try await station(request, query: request.uri.queryParameters)
         let body = try await JSONBody.decode(SightingBody.self, from: request)
         guard let key = request.headers[HTTPField.Name("Idempotency-Key")!] else { throw APIError.badRequest("Idempotency-Key is required") }
         guard key.lowercased() == body.report.sightingId else { throw APIError.badRequest("Idempotency-Key differs from sightingId") }
         switch try await database.record(body.report, from: station) {
         case .repeated:
-            return try JSONBody.response(["sightingId": body.report.sightingId, "result": "repeat"], status: .ok)
+            return Self.receipt(body.report.sightingId, "repeat", status: .ok)
         case .recorded(let notifications):
             if notifications > 0 { doorbell.ring() }
-            return try JSONBody.response(["sightingId": body.report.sightingId, "result": "recorded"], status: .created)
+            return Self.receipt(body.report.sightingId, "recorded", status: .created)
         }
+    }
+
+    /// `{"result":…,"sightingId":…}` (docs/registry-api.yaml, SightingReceipt), written by hand: it is every post's answer.
+    static func receipt(_ sightingId: String, _ result: String, status: HTTPResponse.Status) -> Response {
+        var json = JSONWriter()
+        json.raw("{")
+        json.key("result", first: true)
+        json.string(result)
+        json.key("sightingId")
+        json.string(sightingId)
+        json.raw("}")
+        return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: json.text)))
     }
 }
 

@@ -42,30 +42,47 @@ public struct NotificationPayload: Codable, Sendable, Equatable {
             seenAt: seenAt, proximity: proximity, visitId: visitId)
     }
 
+    /// Sorted keys, times in milliseconds (an owner may compare the time with a camera's): what `decode` reads.
     func json() throws -> String {
-        String(decoding: try Self.encoder.encode(self), as: UTF8.self)
+        var json = JSONWriter()
+        json.raw("{")
+        json.key("data", first: true)
+        json.raw("{")
+        json.key("bikeId", first: true)
+        json.string(data.bikeId)
+        json.key("proximity")
+        json.string(data.proximity)
+        json.key("seenAt")
+        json.string(ISOTime.format(data.seenAt))
+        json.key("station")
+        json.raw("{")
+        json.key("latitude", first: true)
+        json.number(data.station.latitude)
+        json.key("longitude")
+        json.number(data.station.longitude)
+        json.key("name")
+        json.string(data.station.name)
+        json.raw("}")
+        json.key("visitId")
+        json.string(data.visitId)
+        json.raw("}")
+        json.key("timestamp")
+        json.string(ISOTime.format(timestamp))
+        json.key("type")
+        json.string(type.rawValue)
+        json.raw("}")
+        return json.text
     }
 
     public static func decode(_ json: String) throws -> NotificationPayload {
         try decoder.decode(NotificationPayload.self, from: Data(json.utf8))
     }
 
-    private static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        // Milliseconds, as the station sent them: an owner may compare the time with a camera's.
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
-        }
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
-
     private static let decoder: JSONDecoder = {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in
             let text = try decoder.singleValueContainer().decode(String.self)
-            guard let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text) else {
+            guard let date = ISOTime.parse(text) else {
                 throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not an ISO 8601 time"))
             }
             return date

@@ -25,23 +25,39 @@ struct VisitNotifications {
 
     /// The messages `sighting` owes the owner of `bike`, which is missing; none when it has no target.
     func owed(by sighting: SightingReport, bike: Bike, station: Station, now: Date) throws -> [Row] {
-        var owed = [(type: NotificationPayload.Kind.seen, at: sighting.firstSeen)]
-        if sighting.kind == .exit { owed.append((.left, sighting.lastSeen)) }
-        let targets: [(PendingNotification.Channel, String)] = [(.webhook, bike.webhookURL), (.ntfy, bike.ntfyURL)].compactMap { channel, url in
-            url.map { (channel, $0) }
+        try candidates(by: sighting, station: station, now: now).compactMap { candidate in
+            let target = candidate.channel == .webhook ? bike.webhookURL : bike.ntfyURL
+            guard candidate.due, let target else { return nil }
+            return Row(id: candidate.id, type: candidate.type, channel: candidate.channel, target: target, payload: candidate.payload)
         }
-        var rows: [Row] = []
-        for (type, at) in owed {
-            let payload = try NotificationPayload(
-                type: type, timestamp: now, bikeId: bike.id, station: station, seenAt: at, proximity: sighting.proximity, visitId: visitId
-            ).json()
-            for (channel, target) in targets {
-                rows.append(
-                    Row(
+    }
+
+    /// Every message a visit can owe a missing bike's owner, seen and left on each channel, before the bike's targets
+    /// are known: `due` says whether this sighting owes it (left only on an exit; a message not due has no
+    /// payload). A store that reads the bike in the statement that writes them keeps those due on a channel the
+    /// bike has a target for; four, always, in this order, so that statement is the same text every time.
+    func candidates(by sighting: SightingReport, station: Station, now: Date) throws -> [Candidate] {
+        var candidates: [Candidate] = []
+        for (type, at) in [(NotificationPayload.Kind.seen, sighting.firstSeen), (.left, sighting.lastSeen)] {
+            let due = type == .seen || sighting.kind == .exit
+            let payload = due ? try NotificationPayload(
+                type: type, timestamp: now, bikeId: sighting.bikeId, station: station, seenAt: at, proximity: sighting.proximity, visitId: visitId
+            ).json() : ""
+            for channel in [PendingNotification.Channel.webhook, .ntfy] {
+                candidates.append(
+                    Candidate(
                         id: Secrets.derivedID(prefix: "msg_", [visitId, type.rawValue, channel.rawValue]), type: type, channel: channel,
-                        target: target, payload: payload))
+                        payload: payload, due: due))
             }
         }
-        return rows
+        return candidates
+    }
+
+    struct Candidate: Equatable {
+        var id: String
+        var type: NotificationPayload.Kind
+        var channel: PendingNotification.Channel
+        var payload: String
+        var due: Bool
     }
 }

@@ -1,4 +1,5 @@
 import BeaconTestSupport
+import BikeRegistryStore
 import Foundation
 import NIOHTTP1
 import Testing
@@ -73,7 +74,7 @@ import Testing
         try await Task.sleep(for: .seconds(2))
         #expect(receiver.received.count == expected, "\(receiver.received.count) notifications for \(visits.count) visits")
 
-        var told: [String: [String]] = [:]
+        var told: [String: [Date]] = [:]
         for message in received {
             let minor = try #require(Int(message.path.replacingOccurrences(of: "/owner-", with: "")))
             let bike = try #require(bikes[minor])
@@ -83,12 +84,14 @@ import Testing
             #expect(data["bikeId"] as? String == bike.id)
             let place = try #require(data["station"] as? [String: Any])
             #expect(place["name"] as? String == "Ace Café" && place["latitude"] as? Double == 51.5412 && place["longitude"] as? Double == -0.2769)
-            told["\(minor) \(body["type"] as? String ?? "")", default: []].append(String((data["seenAt"] as? String ?? "").prefix(23)))
+            let seenAt = try #require(ISOTime.parse(data["seenAt"] as? String ?? ""))
+            told["\(minor) \(body["type"] as? String ?? "")", default: []].append(seenAt)
         }
         for visit in visits {
             let minor = try #require(visit["minor"] as? Int)
-            let firstSeen = String((visit["firstSeen"] as? String ?? "").prefix(23))
-            #expect(told["\(minor) bike.seen"]?.contains(firstSeen) == true, "bike \(minor)'s visit at \(firstSeen) was told: \(told)")
+            // Told to the millisecond: the ground truth has microseconds.
+            let firstSeen = try #require(ISOTime.parse(visit["firstSeen"] as? String ?? ""))
+            #expect(told["\(minor) bike.seen"]?.contains { abs($0.timeIntervalSince(firstSeen)) <= 0.0005 } == true, "bike \(minor)'s visit at \(firstSeen) was told: \(told)")
         }
         for minor in Set(visits.compactMap { $0["minor"] as? Int }) {
             let count = visits.filter { $0["minor"] as? Int == minor }.count

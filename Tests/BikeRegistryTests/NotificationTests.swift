@@ -1,9 +1,10 @@
 import BeaconTestSupport
 @testable import BikeRegistryServer
+@testable import BikeRegistryStore
 import Crypto
 import Foundation
 import NIOHTTP1
-import BikeRegistryStore
+
 import Testing
 
 /// What an owner is told: once per visit, seen then left, signed as Standard Webhooks says; retried with the same
@@ -121,5 +122,42 @@ import Testing
         #expect(message.headers["click"]?.contains("mlat=51.5412&mlon=-0.2769") == true)
         #expect(message.body.contains("Ace Café") && message.body.contains("2024-06-01T08:00:30") && message.body.contains("near"), "\(message.body)")
         #expect(message.headers["webhook-signature"] == nil)
+    }
+}
+
+/// The message's body is written by hand (JSONWriter): it must read as JSONEncoder would have written it, escapes
+/// and all, and decode back to what was sent.
+@Suite struct PayloadWritingTests {
+    @Test(arguments: ["Ace Café", #"The "Quote" \ Back"#, "Tab\tNew\nline\u{01}", "東京 🏍", ""])
+    func theHandWrittenBodyIsJSONEncodersOwn(name: String) throws {
+        let station = Station(
+            id: 1, name: name, keyHash: "", latitude: 51.5412, longitude: -0.2769, createdAt: Date(), revokedAt: nil, lastRefreshAt: nil,
+            lastSightingAt: nil, userAgent: nil)
+        let payload = NotificationPayload(
+            type: .seen, timestamp: Date(timeIntervalSince1970: 1_717_228_830.325_272), bikeId: "bike_\"x\"", station: station,
+            seenAt: Date(timeIntervalSince1970: 1_717_228_830.999_2), proximity: "near", visitId: "visit_1")
+        let written = try payload.json()
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+        }
+        #expect(written == String(decoding: try encoder.encode(payload), as: UTF8.self))
+        #expect(try NotificationPayload.decode(written) == NotificationPayload.decode(String(decoding: try encoder.encode(payload), as: UTF8.self)))
+        #expect(written.contains(#""seenAt":"2024-06-01T08:00:30.999Z""#), "milliseconds: \(written)")
+    }
+
+    @Test func aTimeReadToTheMillisecondIsWrittenBackAsItWas() throws {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<5_000 {
+            // Whole seconds from Foundation, which writes those exactly, and the milliseconds put in by hand.
+            let seconds = Double(Int64.random(in: -2_000_000_000...4_000_000_000, using: &generator))
+            let whole = Date(timeIntervalSince1970: seconds).formatted(Date.ISO8601FormatStyle())
+            let text = whole.dropLast() + String(format: ".%03dZ", Int.random(in: 0...999, using: &generator))
+            #expect(ISOTime.format(try #require(ISOTime.parse(String(text)))) == text)
+        }
+        #expect(ISOTime.format(ISOTime.parse("2024-06-01T08:00:30.325272Z")!) == "2024-06-01T08:00:30.325Z")
+        #expect(ISOTime.format(ISOTime.parse("2024-06-01T08:00:30.9996+01:00")!) == "2024-06-01T07:00:31.000Z")
     }
 }

@@ -101,3 +101,42 @@ enum HTTPMethodName: String {
 
     var nio: HTTPMethod { HTTPMethod(rawValue: rawValue) }
 }
+
+/// Registrations are limited per address: one address at its limit does not hold another back.
+@Suite struct RegistrationLimitTests {
+    /// A registration sent from `source` (any 127.x.y.z on Linux), by hand over a socket bound to it: the status.
+    static func register(from source: String, port: Int, minor: Int) throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        func address(_ host: String, _ port: Int) -> sockaddr_in {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            address.sin_addr.s_addr = inet_addr(host)
+            return address
+        }
+        var local = address(source, 0)
+        var remote = address("127.0.0.1", port)
+        let bound = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        let connected = withUnsafePointer(to: &remote) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        guard bound == 0, connected == 0 else { throw HarnessError("cannot connect from \(source)") }
+        let body = #"{"uuid":"21EECF71-D5C7-4A00-9B90-27C94B5146EA","major":7,"minor":\#(minor),"make":"a","model":"b","colour":"c"}"#
+        let request = "POST /owner/bikes HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
+        _ = request.withCString { write(descriptor, $0, strlen($0)) }
+        var answer = [UInt8](repeating: 0, count: 64)
+        let count = read(descriptor, &answer, answer.count)
+        guard count > 12, let status = Int(String(decoding: answer[9..<12], as: UTF8.self)) else { throw HarnessError("no answer") }
+        return status
+    }
+
+    @Test func oneAddressAtItsLimitDoesNotHoldAnotherBack() async throws {
+        let directory = try TemporaryDirectory("bike-registry")
+        defer { directory.remove() }
+        let registry = try await RegistryHarness(.sqlite, directory: directory.path, registrationsPerMinute: 5)
+        defer { Task { await registry.stop() } }
+        var statuses: [Int] = []
+        for minor in 0..<6 { statuses.append(try Self.register(from: "127.0.0.3", port: registry.port, minor: minor)) }
+        #expect(statuses == [201, 201, 201, 201, 201, 429])
+        #expect(try Self.register(from: "127.0.0.4", port: registry.port, minor: 100) == 201, "another address has its own limit")
+    }
+}

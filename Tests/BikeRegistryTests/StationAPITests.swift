@@ -1,3 +1,4 @@
+@testable import BikeRegistryServer
 import BeaconTestSupport
 import BikeRegistryStore
 import Foundation
@@ -155,5 +156,25 @@ import Testing
             #expect(try await registry.request(.GET, "/bikes", bearer: try #require(station["key"])).status == 200)
         }
         #expect(try await registry.database.stations().map(\.name) == ["Ace Café", "Squires"])
+    }
+}
+
+@Suite struct BearerTests {
+    @Test(arguments: [
+        ("Bearer abc", "abc"), ("bearer abc", "abc"), ("BEARER   abc  ", "abc"), ("Bearer\tabc", nil), ("Bearerabc", nil), ("Basic abc", nil),
+        ("Bearer ", ""), ("Bear", nil), ("Bearer a b", "a b"), ("Bearer é", "é"),
+    ] as [(String, String?)])
+    func theTokenIsReadAsRFC9110Says(header: String, token: String?) {
+        #expect(StationRoutes.bearer(header) == token)
+    }
+}
+
+@Suite struct IfNoneMatchTests {
+    @Test(arguments: [
+        (#""m3""#, true), (#" "m3" "#, true), (#""m1", "m3""#, true), (#""m1","m3""#, true), ("\"m1\" ,\t\"m3\"\t", true),
+        (#""m33""#, false), (#"m3"#, false), ("", false), (",", false), (#""m1""#, false),
+    ] as [(String, Bool)])
+    func theListIsReadAsRFC9110Says(header: String, match: Bool) {
+        #expect(StationRoutes.matches(header, #""m3""#) == match)
     }
 }

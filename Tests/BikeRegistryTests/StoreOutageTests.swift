@@ -6,9 +6,10 @@ import NIOHTTP1
 import PostgresNIO
 import Testing
 
-/// The database goes away under a running server (PostgreSQL refusing every connection to it): requests are answered
-/// 503 with Retry-After within seconds, not left hanging and not 500, nothing is half-done, and the server serves
-/// again once the database is back, without a restart.
+/// The database goes away under a running server (PostgreSQL refusing every connection to it): a request that needs it
+/// is answered 503 with Retry-After within seconds, not left hanging and not 500, and nothing is half-done; a
+/// station's refresh is still answered from what the server holds in memory; and the server serves again once the
+/// database is back, without a restart.
 @Suite struct StoreOutageTests {
     @Test func aDatabaseThatRefusesConnectionsIsA503UntilItIsBack() async throws {
         let directory = try TemporaryDirectory("bike-registry-outage")
@@ -19,6 +20,8 @@ import Testing
         let bike = try await registry.register(minor: 101)
         #expect(try await registry.request(.PATCH, "/owner/bikes/\(bike.id)", bearer: bike.token, body: #"{"missing":true}"#).status == 200)
         let name = try #require(URLComponents(string: registry.testDatabase.location)?.path.dropFirst())
+        let list = try await registry.request(.GET, "/bikes?missing=true", bearer: key)
+        let etag = try #require(list.headers.first(name: "ETag"))
 
         try await TestPostgres.administer(
             "ALTER DATABASE \(name) CONNECTION LIMIT 0",
@@ -28,7 +31,9 @@ import Testing
         let refused = try await registry.post(sighting, key: key)
         #expect(refused.status == 503 && refused.headers.first(name: "Retry-After") != nil, "\(refused.status) \(refused.body)")
         #expect(ContinuousClock.now - started < .seconds(15), "answered within the store's deadline")
-        #expect(try await registry.request(.GET, "/bikes?missing=true", bearer: key).status == 503)
+        #expect(try await registry.request(.GET, "/bikes?missing=true", bearer: key, headers: [("If-None-Match", etag)]).status == 304,
+                "a refresh is answered from memory")
+        #expect(try await registry.request(.GET, "/owner/bikes/\(bike.id)", bearer: bike.token).status == 503)
 
         try await TestPostgres.administer("ALTER DATABASE \(name) CONNECTION LIMIT -1")
         var status = 0

@@ -11,6 +11,7 @@ public struct Station: Sendable, Equatable {
     public var createdAt: Date
     public var revokedAt: Date?
     public var lastRefreshAt: Date?
+    /// When its latest sighting was received (read from its sightings by `stations()`; nil from a key lookup).
     public var lastSightingAt: Date?
     /// The station's User-Agent at its last refresh (beacond/VERSION).
     public var userAgent: String?

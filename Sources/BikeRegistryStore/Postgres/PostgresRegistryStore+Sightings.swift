@@ -3,40 +3,18 @@ import Logging
 import PostgresNIO
 
 extension PostgresRegistryStore {
+    /// Gathered with the sightings posted at the same moment into one statement (`SightingBatches`, `RecordSightings`).
     public func record(_ sighting: SightingReport, from station: Station, now: Date) async throws -> RecordOutcome {
-        let visit = VisitNotifications(sighting: sighting, stationId: station.id)
-        let received = Self.seconds(now)
-        return try await transaction { [logger] connection in
-            // A repeat posted at the same moment waits here for the first to commit, then inserts nothing.
-            let inserted = try await connection.query(
-                """
-                INSERT INTO sighting (id, stationId, bikeId, kind, seenAt, firstSeen, lastSeen, proximity, rssi, count, visitId, receivedAt)
-                VALUES (\(sighting.sightingId), \(station.id), \(sighting.bikeId), \(sighting.kind.rawValue), \(Self.seconds(sighting.date)),
-                        \(Self.seconds(sighting.firstSeen)), \(Self.seconds(sighting.lastSeen)), \(sighting.proximity), \(sighting.rssi),
-                        \(sighting.count), \(visit.visitId), \(received))
-                ON CONFLICT (id) DO NOTHING RETURNING id
-                """, logger: logger
-            ).collect()
-            guard !inserted.isEmpty else { return .repeated }
-            try await connection.query("UPDATE station SET lastSightingAt = \(received) WHERE id = \(station.id)", logger: logger)
-            let found = try await connection.query(
-                "SELECT \(unescaped: Self.bikeColumns) FROM bike WHERE id = \(sighting.bikeId) AND missing", logger: logger
-            ).collect()
-            guard let bike = try found.first.map(Bike.init(row:)) else { return .recorded(notifications: 0) }
-            var owed = 0
-            for row in try visit.owed(by: sighting, bike: bike, station: station, now: now) {
-                let kept = try await connection.query(
-                    """
-                    INSERT INTO notification (id, bikeId, visitId, type, channel, target, payload, createdAt, nextAttemptAt)
-                    VALUES (\(row.id), \(bike.id), \(visit.visitId), \(row.type.rawValue), \(row.channel.rawValue), \(row.target), \(row.payload),
-                            \(received), \(received))
-                    ON CONFLICT DO NOTHING RETURNING id
-                    """, logger: logger
-                ).collect()
-                owed += kept.count
-            }
-            return .recorded(notifications: owed)
-        }
+        try await batches.record(.init(sighting: sighting, station: station, now: now))
+    }
+
+    /// One batch: one statement, one round trip, one commit.
+    static func write(_ items: [SightingBatches.Item], client: PostgresClient, logger: Logger) async throws -> [RecordOutcome] {
+        let statement = RecordSightings(
+            posted: try items.map { try RecordSightings.Posted($0.sighting, station: $0.station, now: $0.now) },
+            received: seconds(items.map(\.now).max() ?? Date()))
+        let rows = try await prepared(statement, client: client, logger: logger)
+        return rows.map { _, inserted, owed in inserted ? .recorded(notifications: owed) : .repeated }
     }
 
     public func sightings(bikeId: String, limit: Int) async throws -> [OwnerSighting] {

@@ -3,6 +3,11 @@ import PostgresNIO
 
 extension PostgresRegistryStore {
     static let stationColumns = "id, name, keyHash, latitude, longitude, createdAt, revokedAt, lastRefreshAt, lastSightingAt, userAgent"
+    /// The same, the last sighting read from the station's sightings.
+    static let listedStationColumns = """
+        id, name, keyHash, latitude, longitude, createdAt, revokedAt, lastRefreshAt,
+        coalesce((SELECT max(receivedAt) FROM sighting WHERE sighting.stationId = station.id), lastSightingAt), userAgent
+        """
 
     public func addStation(name: String, latitude: Double, longitude: Double, now: Date) async throws -> String {
         let new = try NewStationRecord(name: name, latitude: latitude, longitude: longitude)
@@ -23,7 +28,7 @@ extension PostgresRegistryStore {
     }
 
     public func stations() async throws -> [Station] {
-        try await rows("SELECT \(unescaped: Self.stationColumns) FROM station ORDER BY name").map(Station.init(row:))
+        try await rows("SELECT \(unescaped: Self.listedStationColumns) FROM station ORDER BY name").map(Station.init(row:))
     }
 
     public func revokeStation(name: String, now: Date) async throws -> Bool {

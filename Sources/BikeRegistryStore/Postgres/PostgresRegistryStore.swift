@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import Synchronization
 
 /// The registry in a PostgreSQL database (postgres-nio's pooled client), for a registry that serves many cafés
 /// from more than one machine: every server shares the database, and what one must not do twice (a sighting, a
@@ -13,12 +14,15 @@ public final class PostgresRegistryStore: RegistryStore {
     let logger: Logger
     private let running: Task<Void, Never>
     public let location: String
+    /// Sightings posted at the same moment, written in one statement (`record`).
+    let batches: SightingBatches
 
     private init(client: PostgresClient, location: String, logger: Logger) {
         self.client = client
         self.location = location
         self.logger = logger
         running = Task { await client.run() }
+        batches = SightingBatches { items in try await Self.write(items, client: client, logger: logger) }
     }
 
     /// Brings the schema up to date (`RegistrySchema`) on a connection of its own, which fails at once when the
@@ -61,28 +65,41 @@ public final class PostgresRegistryStore: RegistryStore {
         }
     }
 
+    /// A prepared statement outside a transaction (parsed and planned once per connection), its rows collected.
+    static func prepared<Statement: PostgresPreparedStatement>(
+        _ statement: Statement, client: PostgresClient, logger: Logger
+    ) async throws -> [Statement.Row] where Statement.Row: Sendable {
+        try await within(deadline) {
+            var rows: [Statement.Row] = []
+            for try await row in try await client.execute(statement, logger: logger) { rows.append(row) }
+            return rows
+        }
+    }
+
     /// One statement outside a transaction, its rows collected.
     func rows(_ query: PostgresQuery) async throws -> [PostgresRow] {
         try await Self.within(Self.deadline) { [client, logger] in try await client.query(query, logger: logger).collect() }
     }
 
-    private static func within<Result: Sendable>(_ deadline: Duration, _ operation: @escaping @Sendable () async throws -> Result) async throws -> Result {
-        do {
-            return try await withThrowingTaskGroup(of: Result?.self) { group in
-                group.addTask { try await operation() }
-                group.addTask {
-                    try await Task.sleep(for: deadline)
-                    return nil
-                }
-                defer { group.cancelAll() }
-                guard let first = try await group.next(), let result = first else {
-                    throw RegistryStoreError("PostgreSQL did not answer within \(deadline.components.seconds) s")
-                }
-                return result
+    /// The operation's result, or an error once `deadline` has passed, whichever comes first. Not a task group: a
+    /// group waits for its cancelled child, and an operation stuck on a connection may answer cancellation late;
+    /// here the caller is answered at the deadline and the operation, cancelled, ends on its own.
+    private static func within<Value: Sendable>(_ deadline: Duration, _ operation: @escaping @Sendable () async throws -> Value) async throws -> Value {
+        let first = FirstAnswer<Value>()
+        let running = Task {
+            do {
+                first.give(.success(try await operation()))
+            } catch {
+                first.give(.failure(RegistryStoreError(PostgresFailure.describe(error))))
             }
-        } catch {
-            throw RegistryStoreError(PostgresFailure.describe(error))
         }
+        let timer = Task {
+            try await Task.sleep(for: deadline)
+            running.cancel()
+            first.give(.failure(RegistryStoreError("PostgreSQL did not answer within \(deadline.components.seconds) s")))
+        }
+        defer { timer.cancel() }
+        return try await first.wait()
     }
 
     static func seconds(_ date: Date) -> Double { date.timeIntervalSince1970 }
@@ -106,6 +123,48 @@ enum PostgresFailure {
             return "PostgreSQL: \(error.code)" + (error.underlying.map { ": \($0)" } ?? "")
         default:
             return "\(error)"
+        }
+    }
+}
+
+/// The first of several answers to one question; the others are dropped.
+private final class FirstAnswer<Value: Sendable>: Sendable {
+    private enum State {
+        case empty
+        case waiting(CheckedContinuation<Value, any Error>)
+        case answered(Result<Value, any Error>)
+        case done
+    }
+
+    private let state = Mutex(State.empty)
+
+    func give(_ result: Result<Value, any Error>) {
+        let waiting = state.withLock { state -> CheckedContinuation<Value, any Error>? in
+            switch state {
+            case .empty:
+                state = .answered(result)
+                return nil
+            case .waiting(let continuation):
+                state = .done
+                return continuation
+            case .answered, .done:
+                return nil
+            }
+        }
+        waiting?.resume(with: result)
+    }
+
+    func wait() async throws -> Value {
+        try await withCheckedThrowingContinuation { continuation in
+            let early = state.withLock { state -> Result<Value, any Error>? in
+                if case .answered(let result) = state {
+                    state = .done
+                    return result
+                }
+                state = .waiting(continuation)
+                return nil
+            }
+            if let early { continuation.resume(with: early) }
         }
     }
 }

@@ -16,7 +16,6 @@ extension SQLiteRegistryStore {
                     visit.visitId, Self.seconds(now),
                 ])
             guard db.changesCount > 0 else { return .repeated }
-            try db.execute(sql: "UPDATE station SET lastSightingAt = ? WHERE id = ?", arguments: [Self.seconds(now), station.id])
             guard let bike = try Row.fetchOne(db, sql: "SELECT * FROM bike WHERE id = ?", arguments: [sighting.bikeId]).map(Bike.init(row:)),
                 bike.missing
             else { return .recorded(notifications: 0) }

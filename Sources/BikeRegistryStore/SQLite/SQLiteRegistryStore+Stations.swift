@@ -17,7 +17,16 @@ extension SQLiteRegistryStore {
     }
 
     public func stations() async throws -> [Station] {
-        try await pool.read { db in try Row.fetchAll(db, sql: "SELECT * FROM station ORDER BY name").map(Station.init(row:)) }
+        try await pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT id, name, keyHash, latitude, longitude, createdAt, revokedAt, lastRefreshAt, userAgent,
+                        coalesce((SELECT max(receivedAt) FROM sighting WHERE sighting.stationId = station.id), lastSightingAt) AS lastSightingAt
+                    FROM station ORDER BY name
+                    """
+            ).map(Station.init(row:))
+        }
     }
 
     public func revokeStation(name: String, now: Date) async throws -> Bool {

@@ -1,10 +1,11 @@
-import Foundation
+public import Foundation
 
 /// RFC 3339 times (the `date-time` of the API's schema) read exactly as that grammar allows: any number of
 /// fractional digits, `Z` or any `±hh:mm` offset (Foundation's parser refuses offsets past ±18 h, which the grammar
-/// allows), `T` or `t`. Written back in UTC with milliseconds.
-enum ISOTime {
-    static func parse(_ text: String) -> Date? {
+/// allows), `T` or `t`. Written back in UTC to the millisecond (`2024-06-01T08:00:30.325Z`): the API's answers and the
+/// messages to owners, by hand, as every sighting's message is written with it.
+public enum ISOTime {
+    public static func parse(_ text: String) -> Date? {
         let bytes = Array(text.utf8)
         var index = 0
         func number(_ digits: Int) -> Int? {
@@ -54,8 +55,52 @@ enum ISOTime {
         return Date(timeIntervalSince1970: Double(seconds) + fraction)
     }
 
-    static func format(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+    public static func format(_ date: Date) -> String {
+        // To the nearest millisecond, so that a time read from `…30.123Z` is written back as that (a Date holds it as
+        // a double a hair above or below; Foundation's ISO8601FormatStyle rounds down and writes .122 for some).
+        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        let (days, inDay) = milliseconds.quotientAndRemainder(dividingBy: 86_400_000)
+        let (day, remainder) = inDay < 0 ? (days - 1, inDay + 86_400_000) : (days, inDay)
+        let (year, month, dayOfMonth) = civilFromDays(Int(day))
+        var text = [UInt8]()
+        text.reserveCapacity(24)
+        func digits(_ value: Int, _ count: Int) {
+            var scale = 1
+            for _ in 1..<count { scale *= 10 }
+            while scale > 0 {
+                text.append(UInt8(ascii: "0") + UInt8(value / scale % 10))
+                scale /= 10
+            }
+        }
+        let ms = Int(remainder)
+        digits(year, 4)
+        text.append(UInt8(ascii: "-"))
+        digits(month, 2)
+        text.append(UInt8(ascii: "-"))
+        digits(dayOfMonth, 2)
+        text.append(UInt8(ascii: "T"))
+        digits(ms / 3_600_000, 2)
+        text.append(UInt8(ascii: ":"))
+        digits(ms / 60_000 % 60, 2)
+        text.append(UInt8(ascii: ":"))
+        digits(ms / 1000 % 60, 2)
+        text.append(UInt8(ascii: "."))
+        digits(ms % 1000, 3)
+        text.append(UInt8(ascii: "Z"))
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// Year, month and day of a count of days since 1970-01-01 (Howard Hinnant's civil_from_days).
+    private static func civilFromDays(_ days: Int) -> (Int, Int, Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     private static func daysIn(_ month: Int, _ year: Int) -> Int {
