@@ -26,7 +26,9 @@ struct DatabaseOption: ParsableArguments {
         help: ArgumentHelp(
             "The registry's SQLite file, or a postgres:// URL.",
             discussion: """
-                Default: registry.sqlite in $STATE_DIRECTORY or the working directory. PostgreSQL: \
+                Default: $BIKE_REGISTRY_DATABASE, else registry.sqlite in $STATE_DIRECTORY or the working directory. A URL \
+                with a password belongs in that variable (systemd: EnvironmentFile= of a root-only file), not on the \
+                command line, which every local user can read. PostgreSQL: \
                 postgres://USER:PASSWORD@HOST:PORT/DATABASE?sslmode=disable|prefer|require|verify-full (verify-full checks the \
                 server's certificate, against sslrootcert=FILE if given), or postgres:///DATABASE for the local server's \
                 Unix socket (?host=DIRECTORY if not /var/run/postgresql). The schema is created or brought up to date at start.
@@ -42,7 +44,9 @@ struct DatabaseOption: ParsableArguments {
     }
 
     var location: String {
-        database ?? ((ProcessInfo.processInfo.environment["STATE_DIRECTORY"].map { $0 + "/" } ?? "") + "registry.sqlite")
+        let environment = ProcessInfo.processInfo.environment
+        return database ?? environment["BIKE_REGISTRY_DATABASE"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? ((environment["STATE_DIRECTORY"].map { $0 + "/" } ?? "") + "registry.sqlite")
     }
 
     func open(connections: Int = 2, logger: Logger = Logger(label: "bike-registry")) async throws -> any RegistryStore {

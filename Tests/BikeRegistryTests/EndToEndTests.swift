@@ -139,7 +139,11 @@ import Testing
         #expect(wrong.status == 73 && wrong.stderr.contains("password authentication failed"), "\(wrong.stderr)")
         let unreadable = try await BikeRegistryRun.run(["station", "list", "--database", "postgres://registry:hunter2secret@db/registry?sslmode=always"])
         #expect(unreadable.status == 64 && unreadable.stderr.contains("sslmode is disable, prefer, require or verify-full"), "\(unreadable.stderr)")
-        for run in [nobody, wrong, unreadable] { #expect(!run.stderr.contains("hunter2secret") && !run.stdout.contains("hunter2secret")) }
+        // From the environment, where a password belongs (the command line is every local user's to read).
+        let environment = try await BeacondRun.run(
+            executable: "/usr/bin/env", ["BIKE_REGISTRY_DATABASE=postgres://registry:hunter2secret@127.0.0.1:1/fromenv", BeacondRun.registryBinary.path, "station", "list"])
+        #expect(environment.status == 73 && environment.stderr.contains("postgres://registry@127.0.0.1:1/fromenv"), "\(environment.stderr)")
+        for run in [nobody, wrong, unreadable, environment] { #expect(!run.stderr.contains("hunter2secret") && !run.stdout.contains("hunter2secret")) }
         let badListen = try await BikeRegistryRun.run(["serve", "--listen", "8180"])
         #expect(badListen.status == 64 && badListen.stderr.contains("--listen is HOST:PORT"), "\(badListen.stderr)")
     }
