@@ -36,10 +36,8 @@ import Testing
         let registry = try await RegistryHarness(store, directory: directory.path)
         defer { Task { await registry.stop(); await receiver.stop() } }
         let key = try await registry.database.addStation(name: "Ace Café", latitude: 51.5412, longitude: -0.2769)
-        let bike = try await registry.register(minor: 101)
-        let secret = try #require(bike.answer.object["webhookSecret"] as? String)
-        let patch = #"{"missing":true,"notify":{"webhook":"\#(receiver.url("/hook"))"}}"#
-        #expect(try await registry.request(.PATCH, "/owner/bikes/\(bike.id)", bearer: bike.token, body: patch).status == 200)
+        let bike = try await registry.registerMissing(minor: 101, webhook: receiver.url("/hook"))
+        let secret = bike.secret
 
         let first = "2024-06-01T08:00:30.325272Z"
         let enter = RegistryHarness.sighting(bikeId: bike.id, kind: "enter", firstSeen: first)
@@ -83,8 +81,7 @@ import Testing
         let registry = try await RegistryHarness(store, directory: directory.path)
         defer { Task { await registry.stop(); await receiver.stop() } }
         let key = try await registry.database.addStation(name: "Ace", latitude: 51.5, longitude: -0.2)
-        let bike = try await registry.register(minor: 101)
-        #expect(try await registry.request(.PATCH, "/owner/bikes/\(bike.id)", bearer: bike.token, body: #"{"missing":true,"notify":{"webhook":"\#(receiver.url("/hook"))"}}"#).status == 200)
+        let bike = try await registry.registerMissing(minor: 101, webhook: receiver.url("/hook"))
         receiver.answerNext([500, 429])
         #expect(try await registry.post(RegistryHarness.sighting(bikeId: bike.id), key: key).status == 201)
         let attempts = await receiver.waitFor(3, seconds: 20)

@@ -64,6 +64,10 @@ final class RegistryHarness: Sendable {
 
     func register(minor: Int) async throws -> (id: String, token: String, answer: RegistryClient.Answer) { try await client.register(minor: minor) }
 
+    func registerMissing(minor: Int, webhook: String) async throws -> (id: String, token: String, secret: String) {
+        try await client.registerMissing(minor: minor, webhook: webhook)
+    }
+
     static func sighting(bikeId: String, id: String = UUID().uuidString.lowercased(), kind: String = "enter", firstSeen: String = "2024-06-01T08:00:30.325272Z", lastSeen: String? = nil, minor: Int = 101) -> (id: String, body: String) {
         RegistryClient.sighting(bikeId: bikeId, id: id, kind: kind, firstSeen: firstSeen, lastSeen: lastSeen, minor: minor)
     }
@@ -105,6 +109,15 @@ struct RegistryClient {
             throw HarnessError("registration answered \(answer.status): \(answer.body)")
         }
         return (id, token, answer)
+    }
+
+    /// Registers a bike, reports it missing and sends its notifications to `webhook`: its id, token and secret.
+    func registerMissing(minor: Int, webhook: String) async throws -> (id: String, token: String, secret: String) {
+        let bike = try await register(minor: minor)
+        let patch = #"{"missing":true,"notify":{"webhook":"\#(webhook)"}}"#
+        let changed = try await request(.PATCH, "/owner/bikes/\(bike.id)", bearer: bike.token, body: patch)
+        guard changed.status == 200 else { throw HarnessError("reporting \(bike.id) missing answered \(changed.status): \(changed.body)") }
+        return (bike.id, bike.token, bike.answer.object["webhookSecret"] as? String ?? "")
     }
 
     static func sighting(bikeId: String, id: String = UUID().uuidString.lowercased(), kind: String = "enter", firstSeen: String = "2024-06-01T08:00:30.325272Z", lastSeen: String? = nil, minor: Int = 101) -> (id: String, body: String) {

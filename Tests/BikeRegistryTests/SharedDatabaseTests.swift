@@ -20,6 +20,7 @@ import Testing
         let key = try await first.database.addStation(name: "Ace", latitude: 51.5, longitude: -0.2)
         var bikes: [String] = []
         for minor in 1...4 {
+            // Registered on one, reported missing through the other.
             let bike = try await first.register(minor: minor)
             let patch = #"{"missing":true,"notify":{"webhook":"\#(receiver.url("/hook"))"}}"#
             #expect(try await second.request(.PATCH, "/owner/bikes/\(bike.id)", bearer: bike.token, body: patch).status == 200)
