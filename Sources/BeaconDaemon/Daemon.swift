@@ -160,7 +160,7 @@ public struct Daemon: Sendable {
         let notifier = SystemdNotifier(environment: environment)
         let reload = reloader(registry: registry, clients: clients, refresher: refresher, poster: poster, logger: logger)
         let services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(service: TaskService("poster") { await poster.run() }),
+            .init(service: StoppableService("poster", stop: { poster.stop() }) { await poster.run() }),
             .init(service: TaskService("refresher") { await refresher.run() }),
             .init(service: engine, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup),
             .init(service: control),

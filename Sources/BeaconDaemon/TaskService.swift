@@ -15,3 +15,21 @@ public struct TaskService: Service, CustomStringConvertible {
         await cancelWhenGracefulShutdown { await body() }
     }
 }
+
+/// A loop that stops on its own when asked (`stop`), so that what it is doing when graceful shutdown comes is
+/// finished rather than cancelled: the poster's post under way.
+public struct StoppableService: Service, CustomStringConvertible {
+    public let description: String
+    private let body: @Sendable () async -> Void
+    private let stop: @Sendable () -> Void
+
+    public init(_ name: String, stop: @escaping @Sendable () -> Void, _ body: @escaping @Sendable () async -> Void) {
+        self.description = name
+        self.body = body
+        self.stop = stop
+    }
+
+    public func run() async throws {
+        await withGracefulShutdownHandler { await body() } onGracefulShutdown: { stop() }
+    }
+}

@@ -70,17 +70,20 @@ public final class MissingSetRefresher<C: Clock>: Sendable where C.Duration == D
             // A list is its registry's: another registry's bike ids mean nothing to this one, which would keep every
             // sighting reported under them quietly (an unknown bike) and tell no owner. So a station pointed at a new
             // registry starts as a first start does, waiting for that registry's list.
-            guard contents.source == registry.displayName else {
+            // Compared, and shown, redacted: the cache names its registry as `displayName` does, but one written by
+            // hand or by an older beacond may carry a key in its URL.
+            let source = RegistryAddress.redacted(contents.source)
+            guard source == registry.displayName else {
                 logger.notice(
                     "the cached bike list is another registry's; not used",
-                    metadata: ["cache.source": "\(contents.source)", "registry": "\(registry.displayName)"])
+                    metadata: ["cache.source": "\(source)", "registry": "\(registry.displayName)"])
                 return false
             }
             let set = contents.set
             mailbox.publish(set)
             state.withLock { state in
                 state.validators = contents.validators
-                state.validatorsFrom = contents.source
+                state.validatorsFrom = source
                 state.status.source = .cache
                 state.status.missing = set.count
                 state.status.fetchedAt = contents.fetchedAt

@@ -32,6 +32,8 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
         var delivered = 0
         var retries = 0
         var rejected = 0
+        /// `stop()` was called: no new post starts.
+        var stopping = false
     }
 
     /// Reads the system's clocks, for sightings queued before the clock was synchronised (`SightingClock`);
@@ -59,6 +61,16 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
     /// Tells the poster there is something new (after an enqueue); cheap, never blocks.
     public func nudge() { doorbell.ring() }
 
+    /// Ends `run` once the post under way, if any, has its answer and that answer is written down: cancelling it
+    /// instead would drop an answer the registry already gave, and the next start would post the sighting again.
+    /// (A post takes at most its deadline, 20 s; the unit gives a stop 30.)
+    public func stop() {
+        state.withLock { $0.stopping = true }
+        doorbell.ring()
+    }
+
+    private var stopping: Bool { state.withLock { $0.stopping } }
+
     /// The registry's configuration changed (SIGHUP): held sightings are tried again at once.
     public func resume() {
         state.withLock { $0.resumeRequested = true }
@@ -75,7 +87,7 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
 
     /// Runs until cancelled. `idlePoll` bounds how long an empty outbox waits without a nudge.
     public func run(idlePoll: Duration = .seconds(5)) async {
-        while !Task.isCancelled {
+        while !Task.isCancelled, !stopping {
             let entry: OutboxEntry?
             do {
                 entry = try outbox.oldest()
@@ -120,7 +132,7 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
                     logger.warning(
                         "sighting not delivered; will retry",
                         metadata: ["sighting.id": "\(entry.sightingID)", "error": "\(reason)", "retry.in": "\(delay)"])
-                    try? await clock.sleep(for: delay)
+                    await sleepUnlessStopped(delay)
                 case .held(let status, let reason):
                     try outbox.markAttempt(entry, error: reason)
                     let delay = state.withLock { state in
@@ -198,9 +210,17 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
     /// ring the same doorbell; they do not end the wait).
     private func waitWhileHeld(_ delay: Duration) async {
         let deadline = clock.now.advanced(by: delay)
-        while !Task.isCancelled, clock.now < deadline {
+        while !Task.isCancelled, !stopping, clock.now < deadline {
             await doorbell.wait(timeout: clock.now.duration(to: deadline), clock: clock)
             if state.withLock({ $0.resumeRequested }) { return }
+        }
+    }
+
+    /// A backoff: `delay`, cut short only by `stop()` (a new sighting rings the same doorbell and does not end it).
+    private func sleepUnlessStopped(_ delay: Duration) async {
+        let deadline = clock.now.advanced(by: delay)
+        while !Task.isCancelled, !stopping, clock.now < deadline {
+            await doorbell.wait(timeout: clock.now.duration(to: deadline), clock: clock)
         }
     }
 }

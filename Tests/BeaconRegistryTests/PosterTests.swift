@@ -164,3 +164,35 @@ import Testing
         try await client.shutdown()
     }
 }
+
+/// A stop (graceful shutdown) lets the post under way finish and writes its answer down, so the next start does
+/// not post that sighting again; a cancellation would drop the answer (DaemonEndToEndTests saw the repeat under load).
+@Suite struct PosterStopTests {
+    @Test func aStopWaitsForThePostUnderWayAndRecordsIt() async throws {
+        let server = RegistryServer()
+        try await server.start()
+        defer { Task { await server.stop() } }
+        // Each answer comes 1.5 s after its request (the server keeps a post once it has answered it).
+        server.setLatency(.milliseconds(1500))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let configuration = httpConfiguration(server)
+        let client = HTTPRegistry.makeHTTPClient(configuration)
+        defer { Task { try? await client.shutdown() } }
+        let outbox = try Outbox(path: directory.file("outbox.sqlite"))
+        let poster = SightingPoster(
+            outbox: outbox, registry: HTTPRegistry(configuration: configuration, client: client), clock: ContinuousClock(),
+            logger: capturingLogger().0, wallClock: milliseconds)
+        try outbox.enqueue(items(makeSightings(3)), now: milliseconds())
+        let queued = try outbox.statistics().depth
+        let running = Task { await poster.run(idlePoll: .milliseconds(100)) }
+        try await Task.sleep(for: .milliseconds(500))  // the first post is under way, its answer a second off
+        poster.stop()
+        let stopped = ContinuousClock.now
+        await running.value
+        #expect(ContinuousClock.now - stopped < .seconds(4), "it ended once the answer came")
+        let left = try outbox.statistics()
+        #expect(left.depth == queued - 1 && poster.statistics.delivered == 1, "the post under way was recorded as delivered, and no other started: \(left) \(poster.statistics)")
+        #expect(server.posts.count == 1)
+    }
+}
