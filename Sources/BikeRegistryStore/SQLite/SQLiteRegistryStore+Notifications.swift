@@ -17,16 +17,27 @@ extension SQLiteRegistryStore {
                 arguments: [Self.seconds(now), held.count + 1]
             ).compactMap(PendingNotification.init(row:))
         }
-        // The first due one that no other worker of this process holds, taken under the same lock that checks it.
-        guard
-            let notification = delivering.withLock({ holding in
-                due.first { holding.insert($0.id).inserted }
-            })
-        else { return false }
-        defer { _ = delivering.withLock { $0.remove(notification.id) } }
-        let outcome = await deliver(notification)
-        try await pool.write { db in try Self.apply(outcome, to: notification, db, now: Date()) }
-        return true
+        // The first due one that no other worker of this process holds, taken under the same lock that checks it,
+        // and still due once held: the list above was read before the hold, so another worker may have delivered it
+        // and let go of it since (it writes the outcome before it lets go, so a read after the hold sees that).
+        for candidate in due {
+            guard delivering.withLock({ $0.insert(candidate.id).inserted }) else { continue }
+            defer { _ = delivering.withLock { $0.remove(candidate.id) } }
+            guard try await stillDue(candidate.id, now: now) else { continue }
+            let outcome = await deliver(candidate)
+            try await pool.write { db in try Self.apply(outcome, to: candidate, db, now: Date()) }
+            return true
+        }
+        return false
+    }
+
+    private func stillDue(_ id: String, now: Date) async throws -> Bool {
+        try await pool.read { db in
+            try Bool.fetchOne(
+                db,
+                sql: "SELECT 1 FROM notification WHERE id = ? AND deliveredAt IS NULL AND abandonedAt IS NULL AND nextAttemptAt <= ?",
+                arguments: [id, Self.seconds(now)]) ?? false
+        }
     }
 
     static func apply(_ outcome: DeliveryOutcome, to notification: PendingNotification, _ db: Database, now: Date) throws {
