@@ -19,7 +19,7 @@ let package = Package(
     dependencies: [
         // The command line: subcommands, --help, validation errors.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        // Typed file descriptors and errno values for the file and socket edges (no raw Glibc calls).
+        // Typed file descriptors and errno values for the file and socket edges.
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         // Structured logging with levels and metadata; the daemon's journal lines.
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -54,15 +54,16 @@ let package = Package(
             pkgConfig: "dbus-1",
             providers: [.apt(["libdbus-1-dev"])]
         ),
-        // A small typed layer over libdbus: connection, method calls that keep serving incoming calls while
-        // waiting (bluetoothd calls back before it answers), signals, and values to and from messages.
         // Defines the libdbus functions BeaconDBus calls and loads libdbus on the first of them, so that only a
         // daemon that uses D-Bus loads it (and the libraries it needs) at all.
         .target(name: "CDBusLoad", dependencies: ["CDBus"]),
-        // GNU extensions of the C library that Glibc's Swift module leaves out (thread names).
+        // GNU extensions of the C library that Glibc's Swift module leaves out (thread names, adjtimex).
         .target(name: "CSystemShims"),
+        // A small typed layer over libdbus: connection, method calls that keep serving incoming calls while
+        // waiting (bluetoothd calls back before it answers), signals, and values to and from messages.
         .target(name: "BeaconDBus", dependencies: ["CDBus", "CDBusLoad"]),
-        // What beacond and bike-registry share at their edges: sd_notify, Unix socket addresses, the doorbell a worker waits on.
+        // What beacond and bike-registry share at their edges: sd_notify, Unix socket addresses, the doorbell a worker
+        // waits on, the release's version.
         .target(name: "DaemonSupport"),
         // Pure bytes -> values: capture containers, HCI events, AD structures, iBeacon frames.
         // No I/O, no clock, no Foundation.
@@ -71,13 +72,7 @@ let package = Package(
         // policy, all on injected time. No I/O.
         .target(name: "BeaconEngine", dependencies: ["BeaconWire"]),
         // The durable outbox: sightings committed to SQLite before any network attempt.
-        .target(
-            name: "BeaconOutbox",
-            dependencies: [
-                "BeaconEngine", "BeaconWire",
-                .product(name: "GRDB", package: "GRDB.swift"),
-            ]
-        ),
+        .target(name: "BeaconOutbox", dependencies: ["BeaconEngine", .product(name: "GRDB", package: "GRDB.swift")]),
         // The registry: missing-set refresh with offline cache, and the poster that drains the outbox.
         .target(
             name: "BeaconRegistry",
@@ -91,7 +86,8 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
-        // The daemon: configuration, and (next) the services wired into a ServiceGroup. No @main, so tests can drive it.
+        // The daemon: configuration, and the capture, engine, registry, control and health services wired into one
+        // ServiceGroup. No @main, so tests can drive it.
         .target(
             name: "BeaconDaemon",
             dependencies: [
@@ -102,7 +98,8 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
-        // The edge that touches files (and, later, the radio): streams captures through BeaconWire.
+        // The edge that touches files and the radio: capture files streamed through BeaconWire, and live capture
+        // (raw HCI, the monitor channel, bluetoothd over D-Bus) with its stall watchdog.
         .target(
             name: "BeaconCapture",
             dependencies: ["BeaconWire", "BeaconDBus", "CBlueZ", "CSystemShims", .product(name: "SystemPackage", package: "swift-system")]
@@ -174,7 +171,7 @@ let package = Package(
         .testTarget(
             name: "BeaconOutboxTests",
             dependencies: [
-                "BeaconOutbox", "BeaconEngine", "BeaconWire", "BeaconTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                "BeaconOutbox", "BeaconEngine", "BeaconTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(
             name: "BeaconRegistryTests",
@@ -184,7 +181,7 @@ let package = Package(
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ]),
         .testTarget(name: "BeaconCaptureTests", dependencies: ["BeaconCapture", "BeaconWire", "BeaconTestSupport", "CBlueZ"]),
-        .testTarget(name: "BeaconDBusTests", dependencies: ["BeaconDBus", "BeaconTestSupport"]),
+        .testTarget(name: "BeaconDBusTests", dependencies: ["BeaconDBus"]),
         .testTarget(
             name: "BeaconCLITests",
             dependencies: [

@@ -1,5 +1,6 @@
 public import ArgumentParser
 import BeaconCapture
+import SystemPackage
 public import BeaconDaemon
 
 /// The configuration flags `run` and `check-config` share: `--config` and one flag per configuration key,
@@ -109,7 +110,7 @@ public struct ConfigOptions: ParsableArguments {
             file = ConfigFile(text: String(decoding: try WholeFile.read(path: path, limit: 1 << 20), as: UTF8.self))
         } catch {
             // The default file may be absent; a file named on the command line must exist.
-            if config != nil || error.reason != "no such file or directory" { unreadable = "\(error)" }
+            if config != nil || error.errno != .noSuchFileOrDirectory { unreadable = "\(error)" }
         }
         let (configuration, errors) = DaemonConfiguration.load(file: file.entries, flags: flags, environment: environment)
         let all = (file.errors + errors).enumerated().sorted {

@@ -61,7 +61,6 @@ public struct Daemon: Sendable {
             logger.critical("cannot start: \(error)")
             return 1
         }
-        defer { parts.close(logger: logger) }
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: parts.services,
@@ -72,8 +71,10 @@ public struct Daemon: Sendable {
             try await group.run()
         } catch {
             logger.critical("stopped on an error", metadata: ["error": "\(error)"])
+            await parts.close(logger: logger)
             return 1
         }
+        await parts.close(logger: logger)
         if parts.capture.monitor.current.state == .failed { return 1 }
         logger.info("stopped cleanly")
         return 0
@@ -86,8 +87,8 @@ public struct Daemon: Sendable {
         var outbox: Outbox
 
         /// Once every service has stopped: the HTTP client, then the outbox (checkpointed into one file).
-        func close(logger: Logger) {
-            clients.shutdown()
+        func close(logger: Logger) async {
+            await clients.shutdown()
             do {
                 try outbox.close()
             } catch {
@@ -298,8 +299,9 @@ final class HTTPClients: Sendable {
         }
     }
 
-    func shutdown() {
+    /// async-http-client's own asynchronous shutdown: its `syncShutdown` blocks a thread, and is refused from async code.
+    func shutdown() async {
         guard let client = made.withLock({ $0 }) else { return }
-        try? client.syncShutdown()
+        try? await client.shutdown()
     }
 }

@@ -123,49 +123,45 @@ public final class Outbox: Sendable {
     /// the same sighting produced twice (a restart replaying a capture) is never queued twice.
     @discardableResult
     public func enqueue(_ items: [OutboxItem], now: Int64) throws(OutboxError) -> EnqueueResult {
-        do {
-            return try pool.write { db in
-                var result = EnqueueResult()
-                for item in items {
-                    let known = try Bool.fetchOne(
-                        db,
-                        sql: """
-                            SELECT EXISTS(SELECT 1 FROM delivered WHERE sightingId = ?1)
-                                OR EXISTS(SELECT 1 FROM deadLetter WHERE sightingId = ?1)
-                            """, arguments: [item.sightingID]) ?? false
-                    guard !known else {
-                        result.duplicates += 1
-                        continue
-                    }
-                    let pending = item.pendingTime
-                    try db.execute(
-                        sql: """
-                            INSERT OR IGNORE INTO outbox (sightingId, kind, body, createdAt, pendingFirstSeen, pendingLastSeen,
-                                pendingQueuedAt, pendingBootId, pendingOffset) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                            """,
-                        arguments: [
-                            item.sightingID, item.kind.rawValue, item.body, now, pending?.firstSeen, pending?.lastSeen, pending?.queuedAt,
-                            pending?.bootID, pending?.offset,
-                        ])
-                    guard db.changesCount == 1 else {
-                        result.duplicates += 1
-                        continue
-                    }
-                    result.inserted += 1
-                    try db.execute(
-                        sql: "INSERT OR IGNORE INTO journal VALUES (?, ?, ?, ?, ?, ?)",
-                        arguments: [item.sightingID, item.kind.rawValue, item.bikeID, item.seenAt, item.rssi, item.proximity])
+        try write { db in
+            var result = EnqueueResult()
+            for item in items {
+                let known = try Bool.fetchOne(
+                    db,
+                    sql: """
+                        SELECT EXISTS(SELECT 1 FROM delivered WHERE sightingId = ?1)
+                            OR EXISTS(SELECT 1 FROM deadLetter WHERE sightingId = ?1)
+                        """, arguments: [item.sightingID]) ?? false
+                guard !known else {
+                    result.duplicates += 1
+                    continue
                 }
-                if result.inserted > 0 {
-                    try db.execute(
-                        sql: "DELETE FROM journal WHERE sightingId IN (SELECT sightingId FROM journal ORDER BY seenAt DESC LIMIT -1 OFFSET ?)",
-                        arguments: [Self.journalMemory])
+                let pending = item.pendingTime
+                try db.execute(
+                    sql: """
+                        INSERT OR IGNORE INTO outbox (sightingId, kind, body, createdAt, pendingFirstSeen, pendingLastSeen,
+                            pendingQueuedAt, pendingBootId, pendingOffset) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [
+                        item.sightingID, item.kind.rawValue, item.body, now, pending?.firstSeen, pending?.lastSeen, pending?.queuedAt,
+                        pending?.bootID, pending?.offset,
+                    ])
+                guard db.changesCount == 1 else {
+                    result.duplicates += 1
+                    continue
                 }
-                result.evicted = try evictOverCapacity(db)
-                return result
+                result.inserted += 1
+                try db.execute(
+                    sql: "INSERT OR IGNORE INTO journal VALUES (?, ?, ?, ?, ?, ?)",
+                    arguments: [item.sightingID, item.kind.rawValue, item.bikeID, item.seenAt, item.rssi, item.proximity])
             }
-        } catch {
-            throw OutboxError(.write, path: path, cause: error)
+            if result.inserted > 0 {
+                try db.execute(
+                    sql: "DELETE FROM journal WHERE sightingId IN (SELECT sightingId FROM journal ORDER BY seenAt DESC LIMIT -1 OFFSET ?)",
+                    arguments: [Self.journalMemory])
+            }
+            result.evicted = try evictOverCapacity(db)
+            return result
         }
     }
 
@@ -188,18 +184,14 @@ public final class Outbox: Sendable {
 
     /// The oldest queued sighting: the poster sends strictly in order.
     public func oldest() throws(OutboxError) -> OutboxEntry? {
-        do {
-            return try pool.read { db in
-                try Row.fetchOne(
-                    db,
-                    sql: """
-                        SELECT seq, sightingId, kind, body, createdAt, attempts, pendingFirstSeen, pendingLastSeen, pendingQueuedAt,
-                            pendingBootId, pendingOffset FROM outbox ORDER BY seq LIMIT 1
-                        """
-                ).map(OutboxEntry.init(row:))
-            }
-        } catch {
-            throw OutboxError(.read, path: path, cause: error)
+        try read { db in
+            try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT seq, sightingId, kind, body, createdAt, attempts, pendingFirstSeen, pendingLastSeen, pendingQueuedAt,
+                        pendingBootId, pendingOffset FROM outbox ORDER BY seq LIMIT 1
+                    """
+            ).map(OutboxEntry.init(row:))
         }
     }
 
@@ -216,11 +208,7 @@ public final class Outbox: Sendable {
 
     /// How many sightings wait for the clock.
     public func pendingTimes() throws(OutboxError) -> Int {
-        do {
-            return try pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox WHERE pendingQueuedAt IS NOT NULL") ?? 0 }
-        } catch {
-            throw OutboxError(.read, path: path, cause: error)
-        }
+        try read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox WHERE pendingQueuedAt IS NOT NULL") ?? 0 }
     }
 
     /// The registry took it: gone from the queue, remembered as delivered.
@@ -265,82 +253,66 @@ public final class Outbox: Sendable {
     /// (`beacond retry-dead-letters`). Returns how many went back.
     @discardableResult
     public func requeueDeadLetters() throws(OutboxError) -> Int {
-        do {
-            return try pool.write { db in
-                try db.execute(
-                    sql: """
-                        INSERT OR IGNORE INTO outbox (sightingId, kind, body, createdAt)
-                            SELECT sightingId, kind, body, createdAt FROM deadLetter ORDER BY createdAt, failedAt
-                        """)
-                let requeued = db.changesCount
-                try db.execute(sql: "DELETE FROM deadLetter")
-                return requeued
-            }
-        } catch {
-            throw OutboxError(.write, path: path, cause: error)
+        try write { db in
+            try db.execute(
+                sql: """
+                    INSERT OR IGNORE INTO outbox (sightingId, kind, body, createdAt)
+                        SELECT sightingId, kind, body, createdAt FROM deadLetter ORDER BY createdAt, failedAt
+                    """)
+            let requeued = db.changesCount
+            try db.execute(sql: "DELETE FROM deadLetter")
+            return requeued
         }
     }
 
     public func statistics() throws(OutboxError) -> OutboxStatistics {
-        do {
-            return try pool.read { db in
-                OutboxStatistics(
-                    depth: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox")!,
-                    deadLetters: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM deadLetter")!,
-                    evicted: try Int.fetchOne(db, sql: "SELECT value FROM counters WHERE name = 'evicted'") ?? 0,
-                    oldestCreatedAt: try Int64.fetchOne(db, sql: "SELECT MIN(createdAt) FROM outbox"))
-            }
-        } catch {
-            throw OutboxError(.read, path: path, cause: error)
+        try read { db in
+            OutboxStatistics(
+                depth: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox")!,
+                deadLetters: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM deadLetter")!,
+                evicted: try Int.fetchOne(db, sql: "SELECT value FROM counters WHERE name = 'evicted'") ?? 0,
+                oldestCreatedAt: try Int64.fetchOne(db, sql: "SELECT MIN(createdAt) FROM outbox"))
         }
     }
 
     /// The most recent dead letters, newest first.
     public func deadLetters(limit: Int = 20) throws(OutboxError) -> [DeadLetter] {
-        do {
-            return try pool.read { db in
-                try Row.fetchAll(
-                    db, sql: "SELECT sightingId, kind, failedAt, status, reason FROM deadLetter ORDER BY failedAt DESC LIMIT ?",
-                    arguments: [limit]
-                ).map { row in
-                    DeadLetter(
-                        sightingID: row["sightingId"], kind: SightingKind(rawValue: row["kind"]) ?? .update,
-                        failedAt: row["failedAt"], status: row["status"], reason: row["reason"])
-                }
+        try read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT sightingId, kind, failedAt, status, reason FROM deadLetter ORDER BY failedAt DESC LIMIT ?",
+                arguments: [limit]
+            ).map { row in
+                DeadLetter(
+                    sightingID: row["sightingId"], kind: SightingKind(rawValue: row["kind"]) ?? .update,
+                    failedAt: row["failedAt"], status: row["status"], reason: row["reason"])
             }
-        } catch {
-            throw OutboxError(.read, path: path, cause: error)
         }
     }
 
     /// How many sightings were journalled with `seenAt` at or after `since`, and the latest `limit` of them,
     /// newest first, each with how far its delivery has got.
     public func journal(since: Int64, limit: Int = 10) throws(OutboxError) -> (count: Int, recent: [JournalEntry]) {
-        do {
-            return try pool.read { db in
-                let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM journal WHERE seenAt >= ?", arguments: [since]) ?? 0
-                let rows = try Row.fetchAll(
-                    db,
-                    sql: """
-                        SELECT j.*,
-                            CASE WHEN EXISTS(SELECT 1 FROM outbox o WHERE o.sightingId = j.sightingId) THEN 'queued'
-                                 WHEN EXISTS(SELECT 1 FROM delivered d WHERE d.sightingId = j.sightingId) THEN 'delivered'
-                                 WHEN EXISTS(SELECT 1 FROM deadLetter x WHERE x.sightingId = j.sightingId) THEN 'dead'
-                                 ELSE 'evicted' END AS delivery
-                        FROM journal j ORDER BY seenAt DESC, sightingId LIMIT ?
-                        """, arguments: [limit])
-                return (
-                    count,
-                    rows.map { row in
-                        JournalEntry(
-                            sightingID: row["sightingId"], kind: SightingKind(rawValue: row["kind"]) ?? .update,
-                            bikeID: row["bikeId"], seenAt: row["seenAt"], rssi: row["rssi"], proximity: row["proximity"],
-                            delivery: JournalEntry.Delivery(rawValue: row["delivery"]) ?? .queued)
-                    }
-                )
-            }
-        } catch {
-            throw OutboxError(.read, path: path, cause: error)
+        try read { db in
+            let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM journal WHERE seenAt >= ?", arguments: [since]) ?? 0
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT j.*,
+                        CASE WHEN EXISTS(SELECT 1 FROM outbox o WHERE o.sightingId = j.sightingId) THEN 'queued'
+                             WHEN EXISTS(SELECT 1 FROM delivered d WHERE d.sightingId = j.sightingId) THEN 'delivered'
+                             WHEN EXISTS(SELECT 1 FROM deadLetter x WHERE x.sightingId = j.sightingId) THEN 'dead'
+                             ELSE 'evicted' END AS delivery
+                    FROM journal j ORDER BY seenAt DESC, sightingId LIMIT ?
+                    """, arguments: [limit])
+            return (
+                count,
+                rows.map { row in
+                    JournalEntry(
+                        sightingID: row["sightingId"], kind: SightingKind(rawValue: row["kind"]) ?? .update,
+                        bikeID: row["bikeId"], seenAt: row["seenAt"], rssi: row["rssi"], proximity: row["proximity"],
+                        delivery: JournalEntry.Delivery(rawValue: row["delivery"]) ?? .queued)
+                }
+            )
         }
     }
 
@@ -353,9 +325,20 @@ public final class Outbox: Sendable {
         }
     }
 
-    private func write(_ body: @Sendable (Database) throws -> Void) throws(OutboxError) {
+    /// A read, its errors said as the outbox's.
+    private func read<T>(_ body: (Database) throws -> T) throws(OutboxError) -> T {
         do {
-            try pool.write(body)
+            return try pool.read(body)
+        } catch {
+            throw OutboxError(.read, path: path, cause: error)
+        }
+    }
+
+    /// A write in one transaction, its errors said as the outbox's.
+    @discardableResult
+    private func write<T>(_ body: (Database) throws -> T) throws(OutboxError) -> T {
+        do {
+            return try pool.write(body)
         } catch {
             throw OutboxError(.write, path: path, cause: error)
         }

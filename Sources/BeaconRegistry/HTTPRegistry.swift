@@ -68,7 +68,7 @@ public final class HTTPRegistry: Registry {
         if let etag = validators?.etag { request.headers.add(name: "If-None-Match", value: etag) }
         if let lastModified = validators?.lastModified { request.headers.add(name: "If-Modified-Since", value: lastModified) }
         // The answer is read as it arrives, piece by piece, into the set matching needs: neither the text nor a
-        // decoded copy of it is ever held whole (16 MiB of JSON took 180 MB that way).
+        // decoded copy of it is ever held whole (BENCHMARKS.md, "The bike list", has what holding it whole cost).
         let outcome: Answer
         do {
             outcome = try await withDeadline(configuration.listTimeout) {

@@ -27,8 +27,8 @@ public enum AdvertisingData {
     /// This runs for every advert the radio hears, so the walk keeps its state in a few locals (the best kind's
     /// rank, where the first iBeacon's body is) and moves a raw pointer through the data: each structure's length
     /// is checked against the data's end before any of its bytes are read. The `IBeacon` is built once: at
-    /// once for the canonical advert (returning there, not falling through to the end, measured 4 instructions
-    /// per report fewer), otherwise after the walk.
+    /// once for the canonical advert, returning there rather than falling through to the end (the canonical
+    /// advert is most of what a café hears, so its path is the one kept shortest), otherwise after the walk.
     @inlinable @inline(__always)
     public static func summarize(_ data: UnsafeRawBufferPointer) -> AdvertisingDataSummary {
         var summary = AdvertisingDataSummary()
@@ -98,8 +98,9 @@ public enum AdvertisingData {
 
     /// The advert every iBeacon sends, 30 bytes: flags (`02 01 xx`, any value), then Apple's 26-byte manufacturer
     /// structure with the iBeacon type and length (`1A FF 4C 00 02 15`) and 21 bytes running exactly to the end.
-    /// Told by one 8-byte comparison, a ninth byte and the length. Deciding the product's own case before anything
-    /// else measured 0.8 ns/report faster on the benchmark's mixed capture than reaching it by the steps below.
+    /// Told by one 8-byte comparison, a ninth byte and the length. It is decided before anything else because it is
+    /// the common case: reaching it by the general walk below costs every iBeacon report the walk's steps
+    /// (BENCHMARKS.md, "Decode", has the figures).
     @inlinable @inline(__always)
     static func isCanonicalIBeacon(_ base: UnsafeRawPointer, count: Int) -> Bool {
         count == 30

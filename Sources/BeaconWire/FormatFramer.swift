@@ -1,11 +1,11 @@
 /// The framer a capture's format calls for, behind one type, so that the record loop is compiled once and
 /// calls its body from one place: the caller's per-record closure is then inlined into the loop instead of
 /// called per record. pcap, what a Linux capture nearly always is, is inlined too; the other formats' framers
-/// are called out of line, as they were before.
+/// are called out of line, so that their code does not crowd the pcap loop.
 @usableFromInline
 struct FormatFramer: CaptureFramer {
-    // `others == .none` says the same as `format == .pcap`, but testing the enum on every record measured 11
-    // instructions per record more than this byte.
+    // `others == .none` says the same as `format == .pcap`, but testing an enum with payloads on every record costs
+    // more than testing this one byte; this is the test the record loop makes.
     @usableFromInline let format: CaptureFormat
     @usableFromInline var pcap = PcapFramer()
     @usableFromInline var others: OtherFramer
@@ -36,8 +36,8 @@ struct FormatFramer: CaptureFramer {
     }
 
     // Static, and given only `others`: the call passes the other framers' state, not the whole of this one with the
-    // pcap framer's (one instruction less per record, measured). Each framer is moved out of the enum while it
-    // works, so a pcapng framer's interface list is not copied on write.
+    // pcap framer's, which the record loop keeps in registers. Each framer is moved out of the enum while it works,
+    // so a pcapng framer's interface list is not copied on write.
     @usableFromInline @inline(never)
     static func next(_ others: inout OtherFramer, _ window: UnsafeMutableRawBufferPointer, atEnd: Bool) -> FrameStep {
         switch others {

@@ -24,7 +24,7 @@ import Testing
         #expect(run.stderr.contains(#"got "\u{1b}]0;title\u{7}""#), "\(run.stderr)")
     }
 
-    @Test(arguments: ["missing", "empty", "directory"])
+    @Test(arguments: ["missing", "empty", "directory", "oversized"])
     func checkConfigRefusesTheKeyFileRunWouldRefuse(kind: String) async throws {
         let directory = try TemporaryDirectory("beacond-config")
         defer { directory.remove() }
@@ -32,6 +32,7 @@ import Testing
         switch kind {
         case "empty": try "\n".write(toFile: key, atomically: true, encoding: .utf8)
         case "directory": try FileManager.default.createDirectory(atPath: key, withIntermediateDirectories: true)
+        case "oversized": try String(repeating: "k", count: 5_000).write(toFile: key, atomically: true, encoding: .utf8)
         default: break
         }
         let flags = [
@@ -41,6 +42,7 @@ import Testing
         let check = try await BeacondRun(["check-config"] + flags)
         #expect(check.status == 78, "\(check.stdout)")
         #expect(check.stderr.contains("API key file") && check.stderr.contains(key), "\(check.stderr)")
+        if kind == "oversized" { #expect(check.stderr.contains("larger than the 4096 bytes limit"), "\(check.stderr)") }
         let quiet = Fixtures.repositoryRoot.appendingPathComponent("Fixtures/edge/h4.btsnoop").path
         let run = try await BeacondRun(["run"] + flags + ["--replay", quiet])
         #expect(run.status == 78, "run and check-config agree: \(run.stderr)")

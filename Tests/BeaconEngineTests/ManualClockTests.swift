@@ -3,6 +3,23 @@ import BeaconWire
 import Testing
 
 @Suite struct ManualClockTests {
+    /// Whether `sleeper` ended within `seconds`: a sleeper never woken fails the test instead of hanging it (it is
+    /// cancelled, which ends its sleep).
+    static func ended(_ sleeper: Task<Void, any Error>, within seconds: Double = 5) async -> Bool {
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        let watchdog = Task {
+            try await Task.sleep(until: deadline)
+            sleeper.cancel()
+        }
+        defer { watchdog.cancel() }
+        do {
+            try await sleeper.value
+            return true
+        } catch {
+            return false
+        }
+    }
+
     @Test func sleepersWakeWhenTheClockPassesTheirDeadline() async throws {
         let clock = ManualClock(now: CaptureTime(nanosecondsSinceEpoch: 1_000))
         let sleeper = Task { try await clock.sleep(until: CaptureTime(nanosecondsSinceEpoch: 5_000)) }
@@ -11,7 +28,7 @@ import Testing
         #expect(clock.now == CaptureTime(nanosecondsSinceEpoch: 4_999))
         // Not yet woken: keep advancing until it is (the sleeper may not have registered yet).
         clock.advance(by: .nanoseconds(1))
-        try await sleeper.value
+        #expect(await Self.ended(sleeper), "woken when the clock reached its deadline")
         #expect(clock.now == CaptureTime(nanosecondsSinceEpoch: 5_000))
     }
 

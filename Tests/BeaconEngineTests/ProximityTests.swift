@@ -13,14 +13,14 @@ import Testing
         #expect(DistanceEstimate.metres(rssi: -60, measuredPower: power) == nil)
     }
 
-    @Test func nonsenseRSSIHasNoDistance() {
+    @Test func nonsenseRSSIHasNoDistance() throws {
         for rssi in [Double.nan, .infinity, -.infinity, 21, -128, 127] {
             #expect(DistanceEstimate.metres(rssi: rssi, measuredPower: -59) == nil, "rssi \(rssi)")
         }
         #expect(DistanceEstimate.metres(rssi: nil, measuredPower: -59) == nil)
         // The weakest real reading with the quietest real beacon stays finite.
-        let far = DistanceEstimate.metres(rssi: -127, measuredPower: -100)
-        #expect(far.map { $0.isFinite && $0 <= 1_000 } ?? true)
+        let far = try #require(DistanceEstimate.metres(rssi: -127, measuredPower: -100))
+        #expect(far.isFinite && far <= 1_000)
     }
 
     @Test func proximityBands() {

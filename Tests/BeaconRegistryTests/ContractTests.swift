@@ -1,3 +1,4 @@
+import BeaconEngine
 import BeaconRegistry
 import BeaconTestSupport
 import Foundation
@@ -27,7 +28,25 @@ import Testing
         #expect(Set(body.keys).subtracting(required) == ["rssi"], "rssi is the one optional field")
     }
 
-    @Test func theBikeSchemaRequiresWhatTheDecoderRequires() {
-        #expect(Self.required(after: "    Bike:") == ["id", "beaconMinor", "missing"])
+    /// Each field of a complete bike left out in turn: the decoder refuses the element exactly when the document
+    /// says the field is required.
+    @Test func theBikeSchemaRequiresWhatTheDecoderRequires() throws {
+        let required = Self.required(after: "    Bike:")
+        #expect(!required.isEmpty)
+        let complete: [(String, String)] = [
+            ("id", #""b1""#), ("beaconUUID", #""21EECF71-D5C7-4A00-9B90-27C94B5146EA""#), ("beaconMajor", "1"), ("beaconMinor", "7"),
+            ("missing", "true"), ("make", #""Ducati""#), ("model", #""Monster""#), ("colour", #""red""#),
+        ]
+        #expect(required.isSubset(of: Set(complete.map(\.0))), "the document requires a field this test does not know: \(required)")
+        for (left, _) in complete {
+            let element = "{" + complete.filter { $0.0 != left }.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
+            var reader = BikeListReader(shape: .answer)
+            var accepted = false
+            try reader.feed(Array("[\(element)]".utf8)[...]) { item in
+                if case .entry = item { accepted = true }
+            }
+            try reader.finish { _ in }
+            #expect(accepted == !required.contains(left), "without \(left): the decoder \(accepted ? "takes" : "refuses") it")
+        }
     }
 }
