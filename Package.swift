@@ -61,10 +61,14 @@ let package = Package(
         .target(name: "CSystemShims"),
         // A small typed layer over libdbus: connection, method calls that keep serving incoming calls while
         // waiting (bluetoothd calls back before it answers), signals, and values to and from messages.
-        .target(name: "BeaconDBus", dependencies: ["CDBus", "CDBusLoad"]),
-        // What beacond and bike-registry share at their edges: sd_notify, Unix socket addresses, the doorbell a worker
-        // waits on, the release's version.
-        .target(name: "DaemonSupport"),
+        .target(name: "BeaconDBus", dependencies: ["CDBus", "CDBusLoad", "BeaconPOSIX"]),
+        // The POSIX edge, as NIOPosix and swift-system are to theirs: whole and chunked file reads with size limits,
+        // renames and fsync, the damaged-file helper, Unix sockets and their addresses, the system's clocks, and the
+        // one EINTR loop every system call goes through. Nothing of beacond's domain.
+        .target(name: "BeaconPOSIX", dependencies: [.product(name: "SystemPackage", package: "swift-system")]),
+        // What beacond and bike-registry share at their edges: sd_notify, the doorbell a worker waits on, the
+        // release's version.
+        .target(name: "DaemonSupport", dependencies: ["BeaconPOSIX"]),
         // Pure bytes -> values: capture containers, HCI events, AD structures, iBeacon frames.
         // No I/O, no clock, no Foundation.
         .target(name: "BeaconWire"),
@@ -77,7 +81,7 @@ let package = Package(
         .target(
             name: "BeaconRegistry",
             dependencies: [
-                "BeaconEngine", "BeaconWire", "BeaconOutbox", "BeaconCapture", "DaemonSupport",
+                "BeaconEngine", "BeaconWire", "BeaconOutbox", "BeaconPOSIX", "DaemonSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -91,7 +95,7 @@ let package = Package(
         .target(
             name: "BeaconDaemon",
             dependencies: [
-                "BeaconEngine", "BeaconWire", "BeaconRegistry", "BeaconOutbox", "BeaconCapture", "DaemonSupport", "CSystemShims",
+                "BeaconEngine", "BeaconWire", "BeaconRegistry", "BeaconOutbox", "BeaconCapture", "BeaconPOSIX", "DaemonSupport", "CSystemShims",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -102,13 +106,13 @@ let package = Package(
         // (raw HCI, the monitor channel, bluetoothd over D-Bus) with its stall watchdog.
         .target(
             name: "BeaconCapture",
-            dependencies: ["BeaconWire", "BeaconDBus", "CBlueZ", "CSystemShims", .product(name: "SystemPackage", package: "swift-system")]
+            dependencies: ["BeaconWire", "BeaconDBus", "BeaconPOSIX", "CBlueZ", "CSystemShims", .product(name: "SystemPackage", package: "swift-system")]
         ),
         // Command-line front ends and their text output, kept out of main.swift so tests can drive them.
         .target(
             name: "BeaconCLI",
             dependencies: [
-                "BeaconWire", "BeaconCapture", "BeaconEngine", "BeaconDaemon", "BeaconRegistry", "BeaconDBus", "DaemonSupport",
+                "BeaconWire", "BeaconCapture", "BeaconEngine", "BeaconDaemon", "BeaconRegistry", "BeaconDBus", "BeaconPOSIX", "DaemonSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -182,6 +186,7 @@ let package = Package(
             ]),
         .testTarget(name: "BeaconCaptureTests", dependencies: ["BeaconCapture", "BeaconWire", "BeaconTestSupport", "CBlueZ"]),
         .testTarget(name: "BeaconDBusTests", dependencies: ["BeaconDBus"]),
+        .testTarget(name: "BeaconPOSIXTests", dependencies: ["BeaconPOSIX", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(
             name: "BeaconCLITests",
             dependencies: [

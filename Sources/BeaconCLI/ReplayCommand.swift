@@ -1,3 +1,4 @@
+import BeaconPOSIX
 public import ArgumentParser
 import BeaconCapture
 public import BeaconEngine

@@ -1,5 +1,6 @@
 internal import CBlueZ
 #if canImport(Glibc)
+import BeaconPOSIX
 import Glibc
 #endif
 

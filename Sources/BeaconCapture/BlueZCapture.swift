@@ -1,3 +1,4 @@
+import BeaconPOSIX
 public import BeaconWire
 import BeaconDBus
 #if canImport(Glibc)
@@ -69,7 +70,7 @@ public final class BlueZCapture {
         } catch {
             throw HCIError(.noAdapter, "cannot reach bluetoothd on the system bus (is bluetooth.service running?): \(error)")
         }
-        roundTime = HCICapture.monotonic()
+        roundTime = SystemTime.monotonicNanoseconds()
         var channels: [Channel] = []
         for adapter in adapters {
             let index = try HCISocket.deviceID(named: adapter)
@@ -125,7 +126,7 @@ public final class BlueZCapture {
                 throw HCIError(error.name.hasSuffix("AccessDenied") ? .permission : .noAdapter, "\(channel.name): \(error)")
             }
         }
-        roundTime = HCICapture.monotonic()
+        roundTime = SystemTime.monotonicNanoseconds()
         for channel in channels { channel.lastHeard = roundTime }
         return methods
     }
@@ -150,11 +151,11 @@ public final class BlueZCapture {
         let wait = HCICapture.wait(timeoutMilliseconds, until: deadline)
         let ready = pollers.withUnsafeMutableBufferPointer { Glibc.poll($0.baseAddress, nfds_t($0.count), wait) }
         if ready < 0 && errno != EINTR { throw HCISocket.failure(errno, "wait for", name: "the adapters") }
-        roundTime = HCICapture.monotonic()
+        roundTime = SystemTime.monotonicNanoseconds()
         var count = 0
         if let monitor, ready > 0, pollers[0].revents != 0 {
             HCICapture.gather(settings.gatherMilliseconds)
-            roundTime = HCICapture.monotonic()
+            roundTime = SystemTime.monotonicNanoseconds()
             count += try readMonitor(monitor, body)
         }
         while let message = bus.next(timeoutMilliseconds: 0) { dispatch(message) }

@@ -1,3 +1,4 @@
+import BeaconPOSIX
 public import BeaconDBus
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,6 @@
 public import BeaconWire
 import SystemPackage
+import BeaconPOSIX
 
 /// Why a capture file cannot be replayed, worded for the one line a user sees.
 public struct CaptureFileError: Error, CustomStringConvertible {
@@ -61,8 +62,5 @@ public final class CaptureFile {
         return CaptureFileError(path: path, reason: Self.describe(errno))
     }
 
-    static func describe(_ error: any Error) -> String {
-        if let errno = error as? Errno { return errno.description.prefix(1).lowercased() + errno.description.dropFirst() }
-        return String(describing: error)
-    }
+    static func describe(_ error: any Error) -> String { FileReadError.describe(error) }
 }

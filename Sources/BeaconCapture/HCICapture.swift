@@ -1,3 +1,4 @@
+import BeaconPOSIX
 public import BeaconWire
 #if canImport(Glibc)
 import Glibc
@@ -88,7 +89,7 @@ public final class HCICapture {
         self.onReport = onReport
         openManagement = { () throws(HCIError) in try MgmtSocket() }
         rfkillPath = "/dev/rfkill"
-        roundTime = HCICapture.monotonic()
+        roundTime = SystemTime.monotonicNanoseconds()
         var channels: [Channel] = []
         for adapter in adapters {
             let open = Self.prepare(try Self.open(adapter), settings, openManagement, rfkillPath)
@@ -112,7 +113,7 @@ public final class HCICapture {
         self.onReport = onReport
         self.openManagement = openManagement
         self.rfkillPath = rfkillPath
-        let now = HCICapture.monotonic()
+        let now = SystemTime.monotonicNanoseconds()
         roundTime = now
         channels = sockets.map { socket in
             Channel(name: socket.name, open: Self.prepare(socket, settings, openManagement, rfkillPath), policy: settings.recovery, now: now)
@@ -153,7 +154,7 @@ public final class HCICapture {
                 try open.scanner.start(
                     intervalMilliseconds: settings.intervalMilliseconds, windowMilliseconds: settings.windowMilliseconds))
         }
-        roundTime = Self.monotonic()
+        roundTime = SystemTime.monotonicNanoseconds()
         for channel in channels { channel.lastHeard = roundTime }
         return modes
     }
@@ -178,7 +179,7 @@ public final class HCICapture {
         if ready > 0 { Self.gather(settings.gatherMilliseconds) }
         // One clock read for the whole round: every advert read now is stamped with it, at most the gathering
         // delay after it arrived (BENCHMARKS.md, "Live capture").
-        roundTime = Self.monotonic()
+        roundTime = SystemTime.monotonicNanoseconds()
         var count = 0
         var lost = false
         for index in pollers.indices where ready > 0 && pollers[index].revents != 0 {
@@ -267,7 +268,7 @@ public final class HCICapture {
     /// rounded up so the decision is due when poll returns).
     static func wait(_ timeoutMilliseconds: Int32, until deadline: Int64?) -> Int32 {
         guard let deadline else { return timeoutMilliseconds }
-        let left = (deadline - monotonic() + 999_999) / 1_000_000
+        let left = (deadline - SystemTime.monotonicNanoseconds() + 999_999) / 1_000_000
         return Int32(max(0, min(Int64(timeoutMilliseconds), left)))
     }
 
@@ -287,16 +288,5 @@ public final class HCICapture {
     }
 
     /// Sleeps the gathering delay (nothing when 0).
-    static func gather(_ milliseconds: Int) {
-        guard milliseconds > 0 else { return }
-        var delay = timespec(tv_sec: milliseconds / 1_000, tv_nsec: (milliseconds % 1_000) * 1_000_000)
-        var left = timespec()
-        while nanosleep(&delay, &left) != 0 && errno == EINTR { delay = left }
-    }
-
-    static func monotonic() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
-    }
+    static func gather(_ milliseconds: Int) { SystemTime.sleep(milliseconds: milliseconds) }
 }

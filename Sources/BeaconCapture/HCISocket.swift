@@ -1,4 +1,5 @@
 internal import CBlueZ
+import BeaconPOSIX
 public import BeaconWire
 #if canImport(Glibc)
 import Glibc
@@ -136,8 +137,7 @@ public final class HCISocket: @unchecked Sendable {
     /// Sends a command packet and waits for its Command Complete or Status, skipping other events meanwhile.
     public func command(_ packet: [UInt8], timeoutMilliseconds: Int32 = 2_000) throws(HCIError) -> HCICommand.Completion {
         let opcode = UInt16(packet[1]) | UInt16(packet[2]) << 8
-        var written: Int
-        repeat { written = packet.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) } } while written < 0 && errno == EINTR
+        let written = retryingOnInterrupt { packet.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) } }
         guard written == packet.count else { throw Self.failure(errno, "send a command to", name: name) }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1_024, alignment: 1)
         defer { buffer.deallocate() }
@@ -197,5 +197,5 @@ public final class HCISocket: @unchecked Sendable {
         }
     }
 
-    static func milliseconds() -> Int64 { HCICapture.monotonic() / 1_000_000 }
+    static func milliseconds() -> Int64 { SystemTime.monotonicMilliseconds() }
 }

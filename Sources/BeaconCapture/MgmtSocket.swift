@@ -1,4 +1,5 @@
 internal import CBlueZ
+import BeaconPOSIX
 import BeaconWire
 #if canImport(Glibc)
 import Glibc
@@ -28,8 +29,7 @@ final class MgmtSocket {
     func send(_ command: [UInt8], what: String, timeoutMilliseconds: Int32 = 5_000) throws(HCIError) {
         let opcode = UInt16(command[0]) | UInt16(command[1]) << 8
         let index = UInt16(command[2]) | UInt16(command[3]) << 8
-        var written: Int
-        repeat { written = command.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) } } while written < 0 && errno == EINTR
+        let written = retryingOnInterrupt { command.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) } }
         guard written == command.count else { throw Self.failure(errno, what) }
         var buffer = [UInt8](repeating: 0, count: 512)
         let deadline = HCISocket.milliseconds() + Int64(timeoutMilliseconds)
@@ -38,9 +38,9 @@ final class MgmtSocket {
             guard remaining > 0 else { throw HCIError(.timeout, "the kernel did not answer \(what) within \(timeoutMilliseconds) ms") }
             var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
             guard poll(&poller, 1, Int32(remaining)) > 0 else { continue }
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            let count = retryingOnInterrupt { buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) } }
             guard count > 0 else {
-                if count < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+                if count < 0 && errno == EAGAIN { continue }
                 throw Self.failure(count < 0 ? errno : EPIPE, what)
             }
             let reply = buffer.withUnsafeBytes { MgmtPacket.Reply(UnsafeRawBufferPointer(rebasing: $0[..<count])) }

@@ -1,6 +1,7 @@
 internal import CDBus
 internal import CDBusLoad
 #if canImport(Glibc)
+import BeaconPOSIX
 import Glibc
 #endif
 
@@ -153,9 +154,5 @@ enum DBus {
         }
     }
 
-    static func milliseconds() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Int64(now.tv_sec) * 1_000 + Int64(now.tv_nsec) / 1_000_000
-    }
+    static func milliseconds() -> Int64 { SystemTime.monotonicMilliseconds() }
 }

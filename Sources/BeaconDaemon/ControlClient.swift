@@ -1,4 +1,5 @@
 #if canImport(FoundationEssentials)
+import BeaconPOSIX
 import FoundationEssentials
 #else
 import Foundation

@@ -1,3 +1,4 @@
+import BeaconPOSIX
 import AsyncHTTPClient
 import BeaconCapture
 public import BeaconEngine
@@ -195,7 +196,7 @@ public struct Daemon: Sendable {
             let movedTo: String
             do {
                 movedTo = try DamagedFile.moveAside(
-                    path, companions: ["-journal", "-wal", "-shm"], now: CaptureTime(nanosecondsSinceEpoch: SystemTime.wallMilliseconds() * 1_000_000))
+                    path, companions: ["-journal", "-wal", "-shm"], wallMilliseconds: SystemTime.wallMilliseconds())
             } catch let moveError {
                 throw StartError(description: "\(error); cannot move it aside: \(moveError)", exitCode: 73)
             }

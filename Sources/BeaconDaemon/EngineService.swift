@@ -1,3 +1,4 @@
+import BeaconPOSIX
 public import BeaconEngine
 public import BeaconOutbox
 public import BeaconRegistry
@@ -57,7 +58,7 @@ public final class EngineService: Service {
         sightings.reserveCapacity(64)
         var pending: [OutboxItem] = []
         var lastTick = SystemTime.monotonicNanoseconds()
-        let tickNanoseconds = tick.components.seconds * 1_000_000_000 + tick.components.attoseconds / 1_000_000_000
+        let tickNanoseconds = tick.saturatingNanoseconds
         var finished = false
 
         func take(_ sightings: inout [Sighting]) {

@@ -1,3 +1,4 @@
+import BeaconPOSIX
 public import BeaconCapture
 public import BeaconEngine
 public import BeaconWire

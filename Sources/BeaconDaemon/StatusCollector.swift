@@ -1,3 +1,4 @@
+import BeaconPOSIX
 import BeaconEngine
 import BeaconOutbox
 import BeaconRegistry

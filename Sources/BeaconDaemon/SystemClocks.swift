@@ -1,4 +1,4 @@
-import BeaconCapture
+import BeaconPOSIX
 public import BeaconRegistry
 #if canImport(Glibc)
 import Glibc
@@ -17,13 +17,9 @@ public struct SystemClocks: Sendable {
     }
 
     public func reading() -> ClockReading {
-        var wall = timespec()
-        var monotonic = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &monotonic)
-        clock_gettime(CLOCK_REALTIME, &wall)
+        let monotonic = SystemTime.monotonicNanoseconds()
         return ClockReading(
-            wall: Int64(wall.tv_sec) * 1_000_000_000 + Int64(wall.tv_nsec),
-            monotonic: Int64(monotonic.tv_sec) * 1_000_000_000 + Int64(monotonic.tv_nsec),
+            wall: SystemTime.wallNanoseconds(), monotonic: monotonic,
             synchronized: ClockSynchronization.read().isSynchronized, bootID: bootID)
     }
 

@@ -1,3 +1,5 @@
+import BeaconWire
+
 /// The engine's internal clock: nanoseconds since it started, on whatever clock the caller uses.
 ///
 /// The engine is generic over a `Clock` at its surface, but converts each instant to this plain integer on the
@@ -6,14 +8,7 @@
 @usableFromInline typealias EngineTime = Int64
 
 extension Duration {
-    /// Whole nanoseconds, saturating (a configured timeout of centuries is still a valid, very long one).
-    var engineTime: EngineTime {
-        let (seconds, attoseconds) = components
-        let (product, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        if overflow { return seconds < 0 ? .min : .max }
-        let (sum, overflow2) = product.addingReportingOverflow(attoseconds / 1_000_000_000)
-        return overflow2 ? (seconds < 0 ? .min : .max) : sum
-    }
+    var engineTime: EngineTime { saturatingNanoseconds }
 }
 
 /// The configuration's durations, converted once.

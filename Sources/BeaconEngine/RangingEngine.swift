@@ -31,8 +31,7 @@ public struct RangingEngine<C: Clock>: Sendable where C.Duration == Duration, C.
         if let now = instant as? CaptureTime, let start = startedAt as? CaptureTime {
             return now.nanosecondsSinceEpoch &- start.nanosecondsSinceEpoch
         }
-        let (seconds, attoseconds) = startedAt.duration(to: instant).components
-        return seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000
+        return startedAt.duration(to: instant).saturatingNanoseconds
     }
 
     /// Takes in an advert heard at `now`, first closing visits whose exit timeout has passed (so sightings come

@@ -1,4 +1,4 @@
-import BeaconCapture
+import BeaconPOSIX
 
 extension APIKey {
     /// Reads the key from a file (first line, surrounding whitespace dropped). Keys longer than 4 KiB or

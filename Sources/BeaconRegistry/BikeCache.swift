@@ -1,6 +1,6 @@
+import BeaconPOSIX
 public import BeaconEngine
 public import BeaconWire
-import BeaconCapture
 import SystemPackage
 #if canImport(FoundationEssentials)
 import FoundationEssentials

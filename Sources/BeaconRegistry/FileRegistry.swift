@@ -1,5 +1,5 @@
+import BeaconPOSIX
 public import BeaconWire
-import BeaconCapture
 import BeaconEngine
 import SystemPackage
 

@@ -33,8 +33,8 @@ public final class HTTPRegistry: Registry {
             eventLoopGroupProvider: .singleton,
             configuration: HTTPClient.Configuration(
                 tlsConfiguration: tls, redirectConfiguration: .disallow,
-                timeout: .init(connect: .nanoseconds(configuration.connectTimeout.nanoseconds),
-                               read: .nanoseconds(configuration.requestTimeout.nanoseconds))))
+                timeout: .init(connect: .nanoseconds(configuration.connectTimeout.saturatingNanoseconds),
+                               read: .nanoseconds(configuration.requestTimeout.saturatingNanoseconds))))
     }
 
     public var displayName: String { RegistryAddress.redacted(base) }
@@ -142,7 +142,7 @@ public final class HTTPRegistry: Registry {
         case set(MissingBikeSet, CacheValidators)
     }
 
-    private var timeout: TimeAmount { .nanoseconds(configuration.requestTimeout.nanoseconds) }
+    private var timeout: TimeAmount { .nanoseconds(configuration.requestTimeout.saturatingNanoseconds) }
 
     /// An error in a few words, without URLs (which could carry the key).
     static func describe(_ error: any Error) -> String {
@@ -171,13 +171,6 @@ extension HTTPClientError {
     var shortDescription: String {
         let text = String(describing: self)
         return String(text.prefix { $0 != "(" })
-    }
-}
-
-extension Duration {
-    var nanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 }
 

@@ -1,3 +1,4 @@
+import BeaconPOSIX
 import DaemonSupport
 public import BeaconEngine
 public import BeaconWire
@@ -95,7 +96,7 @@ public final class MissingSetRefresher<C: Clock>: Sendable where C.Duration == D
         } catch where error.code == .damaged {
             // Moved aside rather than left: the next good list is written in its place, and the bytes are kept.
             do {
-                let movedTo = try DamagedFile.moveAside(cache.path, now: CaptureTime(nanosecondsSinceEpoch: wallClock() * 1_000_000))
+                let movedTo = try DamagedFile.moveAside(cache.path, wallMilliseconds: wallClock())
                 logger.error(
                     "bike cache damaged; moved aside, starting without it",
                     metadata: ["error": "\(error)", "cache.movedTo": "\(movedTo)"])
@@ -231,7 +232,7 @@ public final class MissingSetRefresher<C: Clock>: Sendable where C.Duration == D
                 var random = SystemRandomNumberGenerator()  // stateless; see SightingPoster.run
                 return succeeded ? jittered(interval, fraction: jitter, using: &random) : state.backoff.next(using: &random)
             }
-            let next = wallClock() + delay.nanoseconds / 1_000_000
+            let next = wallClock() + delay.saturatingNanoseconds / 1_000_000
             state.withLock { $0.status.nextRefresh = next }
             await doorbell.wait(timeout: delay, clock: clock)
         }

@@ -2,10 +2,9 @@
 extension CaptureTime: InstantProtocol {
     @inlinable
     public func advanced(by duration: Duration) -> CaptureTime {
-        let (seconds, attoseconds) = duration.components
-        let nanoseconds = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        let (sum, overflow) = nanosecondsSinceEpoch.addingReportingOverflow(nanoseconds.partialValue &+ attoseconds / 1_000_000_000)
-        if nanoseconds.overflow || overflow { return CaptureTime(nanosecondsSinceEpoch: seconds < 0 ? .min : .max) }
+        let nanoseconds = duration.saturatingNanoseconds
+        let (sum, overflow) = nanosecondsSinceEpoch.addingReportingOverflow(nanoseconds)
+        if overflow { return CaptureTime(nanosecondsSinceEpoch: nanoseconds < 0 ? .min : .max) }
         return CaptureTime(nanosecondsSinceEpoch: sum)
     }
 

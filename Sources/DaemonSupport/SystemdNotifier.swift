@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import BeaconPOSIX
 import Glibc
 #endif
 

@@ -1,3 +1,4 @@
+import BeaconPOSIX
 import BeaconCapture
 import BeaconDaemon
 import BeaconDBus

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import BeaconPOSIX
 import Glibc
 #endif
 
@@ -29,14 +30,13 @@ enum ProgramOutput {
         var descriptor = pollfd(fd: pipeEnds[0], events: Int16(POLLIN), revents: 0)
         var finished = false
         while output.count < limit, poll(&descriptor, 1, timeoutMilliseconds) > 0 {
-            let count = read(pipeEnds[0], &buffer, buffer.count)
-            if count < 0 && errno == EINTR { continue }
+            let count = retryingOnInterrupt { read(pipeEnds[0], &buffer, buffer.count) }
             if count <= 0 { finished = true; break }
             output += buffer.prefix(count)
         }
         if !finished { kill(pid, SIGKILL) }
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        _ = retryingOnInterrupt { waitpid(pid, &status, 0) }
         let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
         return (exitStatus, String(decoding: output.prefix(limit), as: UTF8.self))
     }

@@ -1,29 +1,34 @@
-import DaemonSupport
 #if canImport(Glibc)
-import Glibc
+public import Glibc
 #endif
 
 /// The few Unix-socket calls the control socket and systemd notification need, each retrying on EINTR
 /// and throwing the errno with what was being done.
-struct SocketError: Error, CustomStringConvertible {
-    var operation: String
-    var path: String
-    var errno: Int32
+public struct SocketError: Error, CustomStringConvertible {
+    public var operation: String
+    public var path: String
+    public var errno: Int32
 
-    var description: String { "\(operation) \(path): \(String(cString: strerror(errno)))" }
+    public init(operation: String, path: String, errno: Int32) {
+        self.operation = operation
+        self.path = path
+        self.errno = errno
+    }
+
+    public var description: String { "\(operation) \(path): \(String(cString: strerror(errno)))" }
 }
 
 /// An open socket descriptor, closed exactly once.
-final class UnixSocket: @unchecked Sendable {
+public final class UnixSocket: @unchecked Sendable {
     // The descriptor is only read after init; close() is called by the one owner.
-    let descriptor: Int32
+    public let descriptor: Int32
 
-    init(descriptor: Int32) { self.descriptor = descriptor }
+    public init(descriptor: Int32) { self.descriptor = descriptor }
 
     deinit { close(descriptor) }
 
     /// A listening stream socket at `path` (a stale socket file left by a crash is replaced), with `mode`.
-    static func listen(path: String, mode: mode_t) throws(SocketError) -> UnixSocket {
+    public static func listen(path: String, mode: mode_t) throws(SocketError) -> UnixSocket {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw SocketError(operation: "socket", path: path, errno: errno) }
         let socket = UnixSocket(descriptor: fd)
@@ -39,19 +44,18 @@ final class UnixSocket: @unchecked Sendable {
     }
 
     /// A connected stream socket to `path`, with send and receive timeouts.
-    static func connect(path: String, timeoutSeconds: Int) throws(SocketError) -> UnixSocket {
+    public static func connect(path: String, timeoutSeconds: Int) throws(SocketError) -> UnixSocket {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw SocketError(operation: "socket", path: path, errno: errno) }
         let socket = UnixSocket(descriptor: fd)
         socket.setTimeouts(seconds: timeoutSeconds)
-        var result: Int32
-        repeat { result = UnixAddress.with(path) { Glibc.connect(fd, $0, $1) } } while result != 0 && errno == EINTR
+        let result = retryingOnInterrupt { UnixAddress.with(path) { Glibc.connect(fd, $0, $1) } }
         guard result == 0 else { throw SocketError(operation: "connect", path: path, errno: errno) }
         return socket
     }
 
     /// Waits up to `milliseconds` for a connection; nil when none came.
-    func accept(milliseconds: Int32) throws(SocketError) -> UnixSocket? {
+    public func accept(milliseconds: Int32) throws(SocketError) -> UnixSocket? {
         var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
         let ready = poll(&poller, 1, milliseconds)
         if ready < 0 {
@@ -69,14 +73,14 @@ final class UnixSocket: @unchecked Sendable {
         return UnixSocket(descriptor: client)
     }
 
-    func setTimeouts(seconds: Int) {
+    public func setTimeouts(seconds: Int) {
         var timeout = timeval(tv_sec: seconds, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 
     /// Who is at the other end (SO_PEERCRED): the kernel's word, not the client's.
-    var peer: (uid: uid_t, gid: gid_t)? {
+    public var peer: (uid: uid_t, gid: gid_t)? {
         // struct ucred (pid, uid, gid: three 32-bit fields); Glibc hides its name behind _GNU_SOURCE.
         var credentials = (pid: Int32(0), uid: uid_t(0), gid: gid_t(0))
         var length = socklen_t(MemoryLayout.size(ofValue: credentials))
@@ -86,7 +90,7 @@ final class UnixSocket: @unchecked Sendable {
 
     /// The peer's supplementary groups (SO_PEERGROUPS, Linux 4.13): what the kernel says the connecting process
     /// has, whatever /etc/group lists. Empty when the kernel cannot say.
-    var peerGroups: [gid_t] {
+    public var peerGroups: [gid_t] {
         let peerGroupsOption: Int32 = 59  // SO_PEERGROUPS, <asm-generic/socket.h>; Glibc's module does not name it
         var groups = [gid_t](repeating: 0, count: 64)
         var length = socklen_t(groups.count * MemoryLayout<gid_t>.size)
@@ -100,21 +104,20 @@ final class UnixSocket: @unchecked Sendable {
         return Array(groups.prefix(Int(length) / MemoryLayout<gid_t>.size))
     }
 
-    func setNonBlocking(_ nonBlocking: Bool) {
+    public func setNonBlocking(_ nonBlocking: Bool) {
         let flags = fcntl(descriptor, F_GETFL)
         guard flags >= 0 else { return }
         _ = fcntl(descriptor, F_SETFL, nonBlocking ? flags | O_NONBLOCK : flags & ~O_NONBLOCK)
     }
 
-    enum ReadOutcome { case more, closed, failed }
+    public enum ReadOutcome { case more, closed, failed }
 
     /// Reads what is waiting (the socket is non-blocking) onto `bytes`, up to `limit` in all.
-    func readAvailable(into bytes: inout [UInt8], limit: Int) -> ReadOutcome {
+    public func readAvailable(into bytes: inout [UInt8], limit: Int) -> ReadOutcome {
         var chunk = [UInt8](repeating: 0, count: 1024)
         while bytes.count < limit {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, min($0.count, limit - bytes.count)) }
+            let count = retryingOnInterrupt { chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, min($0.count, limit - bytes.count)) } }
             if count < 0 {
-                if errno == EINTR { continue }
                 return errno == EAGAIN || errno == EWOULDBLOCK ? .more : .failed
             }
             if count == 0 { return .closed }
@@ -124,12 +127,11 @@ final class UnixSocket: @unchecked Sendable {
     }
 
     /// Reads everything until the peer closes, up to `limit` bytes.
-    func readAll(limit: Int) throws(SocketError) -> [UInt8] {
+    public func readAll(limit: Int) throws(SocketError) -> [UInt8] {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 16 * 1024)
         while bytes.count < limit {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
+            let count = retryingOnInterrupt { chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) } }
             guard count >= 0 else { throw SocketError(operation: "read from", path: "control socket", errno: errno) }
             if count == 0 { break }
             bytes += chunk[..<count]
@@ -137,11 +139,10 @@ final class UnixSocket: @unchecked Sendable {
         return bytes
     }
 
-    func writeAll(_ bytes: [UInt8]) throws(SocketError) {
+    public func writeAll(_ bytes: [UInt8]) throws(SocketError) {
         var offset = 0
         while offset < bytes.count {
-            let count = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
-            if count < 0, errno == EINTR { continue }
+            let count = retryingOnInterrupt { bytes.withUnsafeBytes { send(descriptor, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) } }
             guard count > 0 else { throw SocketError(operation: "write to", path: "control socket", errno: errno) }
             offset += count
         }

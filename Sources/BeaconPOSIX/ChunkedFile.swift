@@ -1,10 +1,10 @@
-import SystemPackage
+public import SystemPackage
 
 /// A file read a piece at a time, so a large bike list or cache never sits in memory whole.
-enum ChunkedFile {
+public enum ChunkedFile {
     /// Calls `body` with each piece of the file, up to `limit` bytes in all (more is an error). nil when the file
     /// does not exist.
-    static func read(
+    public static func read(
         path: String, limit: Int, chunk: Int = 64 * 1024, _ body: (UnsafeRawBufferPointer) throws -> Void
     ) throws -> Int? {
         let descriptor: FileDescriptor
@@ -18,7 +18,7 @@ enum ChunkedFile {
         defer { buffer.deallocate() }
         var total = 0
         while true {
-            let count = try descriptor.read(into: buffer)
+            let count = try descriptor.read(into: buffer, retryOnInterrupt: true)
             if count == 0 { return total }
             total += count
             guard total <= limit else { throw ChunkedFileError(path: path, limit: limit) }
@@ -27,8 +27,8 @@ enum ChunkedFile {
     }
 }
 
-struct ChunkedFileError: Error, CustomStringConvertible {
-    var path: String
-    var limit: Int
-    var description: String { "\(path): larger than \(limit) bytes" }
+public struct ChunkedFileError: Error, CustomStringConvertible {
+    public var path: String
+    public var limit: Int
+    public var description: String { "\(path): larger than \(limit) bytes" }
 }

@@ -1,26 +1,22 @@
 #if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
 #endif
-import SystemPackage
+public import SystemPackage
 
 /// The two calls swift-system does not wrap, with its error type.
-enum SystemCalls {
-    static func rename(_ from: FilePath, _ to: FilePath) throws(Errno) {
+public enum SystemCalls {
+    public static func rename(_ from: FilePath, _ to: FilePath) throws(Errno) {
         let result = from.withPlatformString { source in to.withPlatformString { destination in Glibc.rename(source, destination) } }
         if result != 0 { throw Errno(rawValue: errno) }
     }
 
     /// fsync(2), retried on EINTR.
-    static func sync(_ descriptor: FileDescriptor) throws(Errno) {
-        while fsync(descriptor.rawValue) != 0 {
-            if errno != EINTR { throw Errno(rawValue: errno) }
-        }
+    public static func sync(_ descriptor: FileDescriptor) throws(Errno) {
+        if retryingOnInterrupt({ fsync(descriptor.rawValue) }) != 0 { throw Errno(rawValue: errno) }
     }
 
     /// st_mtime in nanoseconds.
-    static func modificationTime(_ descriptor: FileDescriptor) throws(Errno) -> Int64 {
+    public static func modificationTime(_ descriptor: FileDescriptor) throws(Errno) -> Int64 {
         var info = stat()
         guard fstat(descriptor.rawValue, &info) == 0 else { throw Errno(rawValue: errno) }
         return Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)

@@ -52,9 +52,15 @@ public struct FileReadError: Error, CustomStringConvertible {
     }
 
     init(path: String, _ error: any Error) {
-        self.init(path: path, reason: CaptureFile.describe(error))
+        self.init(path: path, reason: Self.describe(error))
         errno = error as? Errno
     }
 
     public var description: String { "\(path): \(reason)" }
+
+    /// swift-system's message in a line's middle: "no such file or directory", not "No such…".
+    public static func describe(_ error: any Error) -> String {
+        if let errno = error as? Errno { return errno.description.prefix(1).lowercased() + errno.description.dropFirst() }
+        return String(describing: error)
+    }
 }
