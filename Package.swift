@@ -212,7 +212,7 @@ let package = Package(
             path: "Tests/RegistryTestServer"
         ),
         // Fixture paths and the expected-decode loader shared by the test targets.
-        .target(name: "BeaconTestSupport", dependencies: ["BeaconWire", "BeaconCapture", "BeaconEngine", "BeaconCLI"], path: "Tests/BeaconTestSupport"),
+        .target(name: "BeaconTestSupport", dependencies: ["BeaconWire", "BeaconEngine"], path: "Tests/BeaconTestSupport"),
     ]
 )
 

@@ -1,5 +1,3 @@
-import BeaconCapture
-import BeaconCLI
 public import BeaconWire
 public import Foundation
 

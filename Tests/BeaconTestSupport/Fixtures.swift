@@ -1,4 +1,3 @@
-import BeaconCapture
 import BeaconWire
 public import Foundation
 
