@@ -168,7 +168,7 @@ let package = Package(
         .testTarget(
             name: "BeaconDaemonTests",
             dependencies: [
-                "BeaconDaemon", "DaemonSupport", "BeaconEngine", "BeaconRegistry", "BeaconOutbox", "BeaconWire", "BeaconTestSupport",
+                "BeaconDaemon", "DaemonSupport", "BeaconCapture", "BeaconEngine", "BeaconRegistry", "BeaconOutbox", "BeaconWire", "BeaconTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(name: "BeaconEngineTests", dependencies: ["BeaconEngine", "BeaconWire", "BeaconTestSupport"]),

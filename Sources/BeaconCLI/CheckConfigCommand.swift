@@ -1,3 +1,4 @@
+import BeaconCapture
 public import ArgumentParser
 import BeaconDaemon
 import BeaconRegistry

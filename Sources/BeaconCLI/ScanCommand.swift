@@ -1,5 +1,5 @@
 public import ArgumentParser
-import BeaconCapture
+public import BeaconCapture
 import BeaconDaemon
 import BeaconWire
 #if canImport(FoundationEssentials)
@@ -30,7 +30,7 @@ public struct ScanCommand: ParsableCommand {
     public var adapter: [String] = []
 
     @Option(help: ArgumentHelp("How to reach the radio: hci, monitor or dbus (default the configuration's backend).", valueName: "backend"))
-    public var backend: String?
+    public var backend: RadioBackend?
 
     @Flag(help: "Show every iBeacon, not only the configured regions.")
     public var all = false
@@ -46,10 +46,6 @@ public struct ScanCommand: ParsableCommand {
 
     public init() {}
 
-    public func validate() throws {
-        if let backend, RadioBackend(rawValue: backend) == nil { throw ValidationError("--backend: expected hci, monitor or dbus") }
-    }
-
     public func run() throws {
         var flags = region.map { ConfigFile.Entry(key: "region", value: $0, line: 0) }
         flags += adapter.map { ConfigFile.Entry(key: "adapter", value: $0, line: 0) }
@@ -61,7 +57,7 @@ public struct ScanCommand: ParsableCommand {
         let capture: any LiveRadio
         do throws(HCIError) {
             // --all: bluetoothd's monitor would pass only the configured regions, so ask it for everything.
-            (capture, _) = try RadioBackend(rawValue: backend ?? configuration.backend.rawValue)!.open(
+            (capture, _) = try (backend ?? configuration.backend).open(
                 adapters: configuration.adapters, regions: all ? [] : configuration.regions,
                 settings: HCICapture.Settings(
                     intervalMilliseconds: configuration.scanIntervalMilliseconds, windowMilliseconds: configuration.scanWindowMilliseconds))
@@ -94,3 +90,5 @@ public struct ScanCommand: ParsableCommand {
 
     static func now() -> CaptureTime { CaptureTime(nanosecondsSinceEpoch: Int64(Date().timeIntervalSince1970 * 1e9)) }
 }
+
+extension RadioBackend: ExpressibleByArgument {}

@@ -20,6 +20,12 @@ extension BlueZCapture: LiveRadio {}
 public enum RadioBackend: String, Sendable, CaseIterable {
     case hci, monitor, dbus
 
+    /// "hci, monitor or dbus", for a message that lists the choices.
+    public static var spelledOut: String {
+        let names = allCases.map(\.rawValue)
+        return names.dropLast().joined(separator: ", ") + " or " + names.last!
+    }
+
     /// Opens the adapters this way and starts scanning; returns the radio and how each adapter scans.
     public func open(
         adapters: [String], regions: [BeaconRegion], settings: HCICapture.Settings,

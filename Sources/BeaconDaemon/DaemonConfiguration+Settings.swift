@@ -1,3 +1,4 @@
+import BeaconCapture
 import BeaconEngine
 import BeaconRegistry
 import BeaconWire

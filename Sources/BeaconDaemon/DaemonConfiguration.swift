@@ -1,3 +1,4 @@
+public import BeaconCapture
 public import BeaconEngine
 public import BeaconRegistry
 public import BeaconWire
@@ -6,9 +7,8 @@ public import Logging
 /// Everything `beacond run` needs, from the configuration file with command-line flags on top.
 /// Every key is also a flag of the same name (`station-id` → `--station-id`).
 public struct DaemonConfiguration: Sendable {
-    public enum Backend: String, Sendable, CaseIterable {
-        case hci, monitor, dbus
-    }
+    /// The capture's own enum: one list of the ways to the radio, from the configuration to the code that opens them.
+    public typealias Backend = RadioBackend
 
     public var stationID = "beacond"
     public var latitude = 0.0
@@ -122,7 +122,7 @@ public struct DaemonConfiguration: Sendable {
         case "latitude": return decimal(-90...90) { $0.latitude = $1 }
         case "longitude": return decimal(-180...180) { $0.longitude = $1 }
         case "backend":
-            guard let backend = Backend(rawValue: value) else { return "expected hci, monitor or dbus, got \"\(value)\"" }
+            guard let backend = Backend(rawValue: value) else { return "expected \(Backend.spelledOut), got \"\(value)\"" }
             self.backend = backend
         case "scan-interval-ms": return decimal(2.5...10_240) { $0.scanIntervalMilliseconds = $1 }
         case "scan-window-ms": return decimal(2.5...10_240) { $0.scanWindowMilliseconds = $1 }

@@ -30,10 +30,10 @@ public final class LiveCapture: CaptureSource {
             recovery: .seconds(stallAfter: Double(configuration.stallTimeout)))
         settings.livenessFromAnyAdvert = configuration.stationBeacon == nil
         settings.gatherMilliseconds = configuration.captureGatherMilliseconds
-        let backend = configuration.backend.rawValue
-        let monitor = CaptureMonitor(backend: backend, sources: configuration.adapters)
+        let backend = configuration.backend
+        let monitor = CaptureMonitor(backend: backend.rawValue, sources: configuration.adapters)
         let onReport = { (report: HCICapture.Report) in LiveCapture.record(report, in: monitor, logger: logger) }
-        let (radio, methods) = try RadioBackend(rawValue: backend)!.open(
+        let (radio, methods) = try backend.open(
             adapters: configuration.adapters, regions: configuration.regions, settings: settings, onReport: onReport)
         monitor.update { snapshot in
             for (adapter, method) in zip(configuration.adapters, methods) { snapshot.adapterStates[adapter] = "scanning (\(method))" }

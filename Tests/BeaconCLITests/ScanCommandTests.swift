@@ -53,4 +53,10 @@ import Testing
         #expect(run.status == 78)
         #expect(run.stderr.contains("region"))
     }
+
+    @Test func anUnknownBackendIsRefusedWithTheChoices() async throws {
+        let run = try await BeacondRun(["scan", "--backend", "bogus", "--config", "/dev/null"])
+        #expect(run.status == 64)
+        #expect(run.stderr.contains("'bogus'") && ["hci", "monitor", "dbus"].allSatisfy { run.stderr.contains("'\($0)'") }, "\(run.stderr)")
+    }
 }

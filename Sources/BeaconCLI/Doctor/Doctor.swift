@@ -1,3 +1,4 @@
+import BeaconCapture
 import BeaconDaemon
 import BeaconDBus
 #if canImport(Glibc)
