@@ -6,6 +6,7 @@ token; the path's id is that bike's. Registration itself needs no credential.
 """
 import json
 import os
+import re
 import urllib.request
 import uuid
 
@@ -13,6 +14,8 @@ import schemathesis
 
 BASE = os.environ["REGISTRY_URL"]
 KEY = os.environ["REGISTRY_STATION_KEY"]
+# Visible ASCII: what a header value may hold everywhere (RFC 9110 field-vchar without obs-text).
+HEADER_SAFE = re.compile(r"[\x21-\x7e]+")
 
 
 def register():
@@ -43,6 +46,9 @@ class StationKey:
     def set(self, case, data, context):
         case.headers = case.headers or {}
         case.headers["Authorization"] = f"Bearer {data}"
-        # The contract says Idempotency-Key equals the body's sightingId, which a schema cannot say.
-        if case.path == "/sightings" and isinstance(case.body, dict) and isinstance(case.body.get("sightingId"), str):
-            case.headers["Idempotency-Key"] = case.body["sightingId"]
+        # The contract says Idempotency-Key equals the body's sightingId, which a schema cannot say. Only an id that
+        # can be a header value is copied: a generated one with a control character (which requests lets through but
+        # HTTP does not) would be refused by the server's HTTP parser with a bare 400 before the registry saw it.
+        sighting_id = case.body.get("sightingId") if case.path == "/sightings" and isinstance(case.body, dict) else None
+        if isinstance(sighting_id, str) and HEADER_SAFE.fullmatch(sighting_id):
+            case.headers["Idempotency-Key"] = sighting_id
