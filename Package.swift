@@ -77,9 +77,10 @@ let package = Package(
         .target(name: "BeaconEngine", dependencies: ["BeaconWire"]),
         // The durable outbox: sightings committed to SQLite before any network attempt.
         .target(name: "BeaconOutbox", dependencies: ["BeaconEngine", .product(name: "GRDB", package: "GRDB.swift")]),
-        // The registry: missing-set refresh with offline cache, and the poster that drains the outbox.
+        // The station's side of the registry (the client; bike-registry's own modules are BikeRegistry*): missing-set
+        // refresh with offline cache, and the poster that drains the outbox.
         .target(
-            name: "BeaconRegistry",
+            name: "BeaconRegistryClient",
             dependencies: [
                 "BeaconEngine", "BeaconWire", "BeaconOutbox", "BeaconPOSIX", "DaemonSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -95,7 +96,7 @@ let package = Package(
         .target(
             name: "BeaconDaemon",
             dependencies: [
-                "BeaconEngine", "BeaconWire", "BeaconRegistry", "BeaconOutbox", "BeaconCapture", "BeaconPOSIX", "DaemonSupport", "CSystemShims",
+                "BeaconEngine", "BeaconWire", "BeaconRegistryClient", "BeaconOutbox", "BeaconCapture", "BeaconPOSIX", "DaemonSupport", "CSystemShims",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -112,7 +113,7 @@ let package = Package(
         .target(
             name: "BeaconCLI",
             dependencies: [
-                "BeaconWire", "BeaconCapture", "BeaconEngine", "BeaconDaemon", "BeaconRegistry", "BeaconDBus", "BeaconPOSIX", "DaemonSupport",
+                "BeaconWire", "BeaconCapture", "BeaconEngine", "BeaconDaemon", "BeaconRegistryClient", "BeaconDBus", "BeaconPOSIX", "DaemonSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -157,7 +158,7 @@ let package = Package(
         .testTarget(
             name: "BikeRegistryTests",
             dependencies: [
-                "BikeRegistryServer", "BikeRegistryStore", "BeaconTestSupport", "BeaconRegistry", "BeaconEngine", "BeaconWire",
+                "BikeRegistryServer", "BikeRegistryStore", "BeaconTestSupport", "BeaconRegistryClient", "BeaconEngine", "BeaconWire",
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
@@ -168,7 +169,7 @@ let package = Package(
         .testTarget(
             name: "BeaconDaemonTests",
             dependencies: [
-                "BeaconDaemon", "DaemonSupport", "BeaconCapture", "BeaconEngine", "BeaconRegistry", "BeaconOutbox", "BeaconWire", "BeaconTestSupport",
+                "BeaconDaemon", "DaemonSupport", "BeaconCapture", "BeaconEngine", "BeaconRegistryClient", "BeaconOutbox", "BeaconWire", "BeaconTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(name: "BeaconEngineTests", dependencies: ["BeaconEngine", "BeaconWire", "BeaconTestSupport"]),
@@ -178,9 +179,9 @@ let package = Package(
                 "BeaconOutbox", "BeaconEngine", "BeaconTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(
-            name: "BeaconRegistryTests",
+            name: "BeaconRegistryClientTests",
             dependencies: [
-                "BeaconRegistry", "BeaconOutbox", "BeaconEngine", "BeaconWire", "BeaconTestSupport", "RegistryTestServer", "DaemonSupport",
+                "BeaconRegistryClient", "BeaconOutbox", "BeaconEngine", "BeaconWire", "BeaconTestSupport", "RegistryTestServer", "DaemonSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ]),
@@ -197,7 +198,7 @@ let package = Package(
         .executableTarget(
             name: "OutboxCrashChild",
             dependencies: [
-                "BeaconEngine", "BeaconOutbox", "BeaconRegistry", "BeaconWire", .product(name: "Logging", package: "swift-log"),
+                "BeaconEngine", "BeaconOutbox", "BeaconRegistryClient", "BeaconWire", .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             path: "Tests/OutboxCrashChild"

@@ -1,7 +1,7 @@
 import BeaconCapture
 public import ArgumentParser
 import BeaconDaemon
-import BeaconRegistry
+import BeaconRegistryClient
 import BeaconWire
 #if canImport(FoundationEssentials)
 import FoundationEssentials

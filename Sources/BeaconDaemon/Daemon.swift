@@ -3,7 +3,7 @@ import AsyncHTTPClient
 import BeaconCapture
 public import BeaconEngine
 import BeaconOutbox
-import BeaconRegistry
+import BeaconRegistryClient
 import BeaconWire
 import DaemonSupport
 #if canImport(FoundationEssentials)

@@ -1,6 +1,6 @@
 import BeaconCapture
 import BeaconEngine
-import BeaconRegistry
+import BeaconRegistryClient
 import BeaconWire
 
 extension DaemonConfiguration {

@@ -1,6 +1,6 @@
 public import BeaconCapture
 public import BeaconEngine
-public import BeaconRegistry
+public import BeaconRegistryClient
 public import BeaconWire
 public import Logging
 

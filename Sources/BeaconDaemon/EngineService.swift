@@ -1,7 +1,7 @@
 import BeaconPOSIX
 public import BeaconEngine
 public import BeaconOutbox
-public import BeaconRegistry
+public import BeaconRegistryClient
 import BeaconWire
 public import Logging
 public import ServiceLifecycle

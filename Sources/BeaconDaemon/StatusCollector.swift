@@ -1,7 +1,7 @@
 import BeaconPOSIX
 import BeaconEngine
 import BeaconOutbox
-import BeaconRegistry
+import BeaconRegistryClient
 import BeaconWire
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,6 @@
 public import BeaconWire
 import BeaconEngine
-public import BeaconRegistry
+public import BeaconRegistryClient
 import Synchronization
 
 /// The registry the poster and refresher talk to, swappable on SIGHUP (a new URL, auth mode or API key)

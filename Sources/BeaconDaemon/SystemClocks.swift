@@ -1,5 +1,5 @@
 import BeaconPOSIX
-public import BeaconRegistry
+public import BeaconRegistryClient
 #if canImport(Glibc)
 import Glibc
 #endif

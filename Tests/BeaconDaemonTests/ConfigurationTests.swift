@@ -1,7 +1,7 @@
 import BeaconCapture
 import BeaconDaemon
 import BeaconEngine
-import BeaconRegistry
+import BeaconRegistryClient
 import BeaconTestSupport
 import BeaconWire
 import Foundation

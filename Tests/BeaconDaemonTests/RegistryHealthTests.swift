@@ -1,5 +1,5 @@
 @testable import BeaconDaemon
-@testable import BeaconRegistry
+@testable import BeaconRegistryClient
 import Testing
 
 /// Which registry states make the daemon unhealthy (never stuck: that is capture's and the engine's), and which

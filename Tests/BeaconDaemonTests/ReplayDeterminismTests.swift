@@ -1,7 +1,7 @@
 import BeaconDaemon
 import BeaconEngine
 import BeaconOutbox
-import BeaconRegistry
+import BeaconRegistryClient
 import BeaconTestSupport
 import Foundation
 import Logging

@@ -1,6 +1,6 @@
 import AsyncHTTPClient
 import BeaconEngine
-import BeaconRegistry
+import BeaconRegistryClient
 import BeaconTestSupport
 import BeaconWire
 import BikeRegistryStore

@@ -6,7 +6,7 @@
 import AsyncHTTPClient
 import BeaconEngine
 import BeaconOutbox
-import BeaconRegistry
+import BeaconRegistryClient
 import BeaconWire
 import Foundation
 import Logging

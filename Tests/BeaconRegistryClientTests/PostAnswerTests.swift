@@ -1,4 +1,4 @@
-import BeaconRegistry
+import BeaconRegistryClient
 import Testing
 
 /// What each answer to POST /sightings does: every status class, without a server.

@@ -1,4 +1,4 @@
-import BeaconRegistry
+import BeaconRegistryClient
 import Testing
 
 @Suite struct RegistryAddressTests {

@@ -1,5 +1,5 @@
 import BeaconEngine
-import BeaconRegistry
+import BeaconRegistryClient
 import BeaconTestSupport
 import Foundation
 import RegistryTestServer

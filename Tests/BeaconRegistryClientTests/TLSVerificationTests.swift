@@ -1,6 +1,6 @@
 import BeaconEngine
 import AsyncHTTPClient
-import BeaconRegistry
+import BeaconRegistryClient
 import Foundation
 import Testing
 

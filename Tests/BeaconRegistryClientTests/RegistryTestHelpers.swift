@@ -1,6 +1,6 @@
 import BeaconEngine
 import BeaconOutbox
-import BeaconRegistry
+import BeaconRegistryClient
 import BeaconTestSupport
 import Foundation
 import InMemoryLogging

@@ -1,5 +1,5 @@
 import DaemonSupport
-@testable import BeaconRegistry
+@testable import BeaconRegistryClient
 import Testing
 
 /// The doorbell the poster and refresher sleep on: a ring wakes a wait, and a wait that is over leaves

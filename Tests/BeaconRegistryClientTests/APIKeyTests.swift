@@ -1,4 +1,4 @@
-import BeaconRegistry
+import BeaconRegistryClient
 import BeaconTestSupport
 import Foundation
 import Testing

@@ -1,7 +1,7 @@
 import AsyncHTTPClient
 import BeaconEngine
 import BeaconOutbox
-import BeaconRegistry
+import BeaconRegistryClient
 import BeaconTestSupport
 import Foundation
 import RegistryTestServer

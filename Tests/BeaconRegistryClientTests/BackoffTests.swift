@@ -1,4 +1,4 @@
-@testable import BeaconRegistry
+@testable import BeaconRegistryClient
 import Testing
 
 /// The retry timing on its own: no server, no clock, a seeded generator.
