@@ -29,7 +29,7 @@ public struct SightingReplay {
     public func run(paths: [String], output: inout OutputBuffer) throws -> Result {
         let files = try paths.map { path throws(CaptureFileError) in try CaptureFile(path: path) }
         var result = Result()
-        var engine: RangingEngine<ManualClock>?
+        var engine: RangingEngine<CaptureTime>?
         var now = CaptureTime(nanosecondsSinceEpoch: 0)
         var sightings: [Sighting] = []
         var table = SightingTable()

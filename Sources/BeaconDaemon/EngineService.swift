@@ -51,7 +51,7 @@ public final class EngineService: Service {
 
     public func run() async throws {
         var consumer = ring.makeConsumer()
-        var engine = RangingEngine<ManualClock>(configuration: configuration, missing: mailbox.latest, startingAt: capture.now())
+        var engine = RangingEngine<CaptureTime>(configuration: configuration, missing: mailbox.latest, startingAt: capture.now())
         var generation: UInt64 = 0
         var now = capture.now()
         var sightings: [Sighting] = []
@@ -167,7 +167,7 @@ public final class EngineService: Service {
         }
     }
 
-    private func publish(_ engine: borrowing RangingEngine<ManualClock>, now: CaptureTime, monotonic: Int64) {
+    private func publish(_ engine: borrowing RangingEngine<CaptureTime>, now: CaptureTime, monotonic: Int64) {
         let capture = capture.monitor.current
         let station = engine.station(now: now)
         let counters = engine.counters

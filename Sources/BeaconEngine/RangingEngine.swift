@@ -3,11 +3,10 @@ public import BeaconWire
 /// The region and ranging engine: matches iBeacon adverts against the configured regions and the missing-bike
 /// set, ranges every beacon it hears, and turns visits of missing bikes into sightings.
 ///
-/// Pure and single-threaded: no I/O, no clock reads. Time comes in with each call as an instant of `C`, so a
-/// replay on a `ManualClock` produces the same sightings every time, and live capture uses a monotonic clock
-/// (`ContinuousClock`) that wall-clock jumps cannot disturb. Instants must not go backwards; callers clamp.
-public struct RangingEngine<C: Clock>: Sendable where C.Duration == Duration, C.Instant: Sendable {
-    public typealias Instant = C.Instant
+/// Pure and single-threaded: no I/O, no clock reads, no clock at all. Time comes in with each call as an
+/// `Instant`, so a replay on its capture's times (`CaptureTime`) produces the same sightings every time, and tests
+/// pass any instants they like. Instants must not go backwards; callers clamp.
+public struct RangingEngine<Instant: InstantProtocol & Sendable>: Sendable where Instant.Duration == Duration {
 
     @usableFromInline var core: EngineCore
     @usableFromInline let startedAt: Instant

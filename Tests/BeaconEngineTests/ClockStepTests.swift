@@ -27,7 +27,7 @@ import Testing
         func time(_ t: Double) -> CaptureTime {
             origin.advanced(by: .seconds(t + (engineOnWall ? step(t, stepping: stepping) : 0)))
         }
-        var engine = RangingEngine<ManualClock>(
+        var engine = RangingEngine<CaptureTime>(
             configuration: configuration, missing: MissingBikeSet(list: list, regions: configuration.regions), startingAt: time(0))
         var out: [(Sighting, CaptureTime)] = []
         var sightings: [Sighting] = []

@@ -1,3 +1,4 @@
+import BeaconTestSupport
 import BeaconEngine
 import BeaconWire
 import Testing

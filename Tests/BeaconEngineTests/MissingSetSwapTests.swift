@@ -36,7 +36,7 @@ import Testing
         publisher.start()
         capture.start()
 
-        var engine = RangingEngine<ManualClock>(
+        var engine = RangingEngine<CaptureTime>(
             configuration: EngineConfiguration(), missing: none, startingAt: EngineHarness.origin)
         var consumer = ring.makeConsumer()
         var generation: UInt64 = 0

@@ -253,7 +253,7 @@ import Testing
             let age = try #require(status.age(now: milliseconds() + 3_600_000))
             #expect(age >= .seconds(3_600))
             // Detection works from it.
-            var engine = RangingEngine<ManualClock>(
+            var engine = RangingEngine<CaptureTime>(
                 configuration: EngineConfiguration(), missing: rig.mailbox.latest, startingAt: EngineHarness.origin)
             var sightings: [Sighting] = []
             let advert = EngineHarness.advert(minor: 7, at: 0)

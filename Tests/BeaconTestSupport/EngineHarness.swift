@@ -4,7 +4,7 @@ public import BeaconWire
 /// Drives a `RangingEngine` on a `TestClock` with adverts given as "minor M heard at T seconds", and keeps
 /// every sighting it produced.
 public struct EngineHarness {
-    public var engine: RangingEngine<TestClock>
+    public var engine: RangingEngine<TestClock.Instant>
     public var sightings: [Sighting] = []
     /// Wall-clock time at instant zero: 2024-06-01T08:00:00Z.
     public static let origin = CaptureTime(nanosecondsSinceEpoch: 1_717_228_800_000_000_000)

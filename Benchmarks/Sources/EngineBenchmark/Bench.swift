@@ -108,7 +108,7 @@ struct Bench: Sendable {
         let ring = AdvertRing(capacity: 4_096)
         var producer = ring.makeProducer()
         var consumer = ring.makeConsumer()
-        var engine = RangingEngine<ManualClock>(
+        var engine = RangingEngine<CaptureTime>(
             configuration: EngineConfiguration(stationID: "bench"), missing: Workload.allMissing,
             startingAt: CaptureTime(nanosecondsSinceEpoch: Workload.origin))
         var sightings: [Sighting] = []

@@ -1,8 +1,8 @@
 public import BeaconWire
 import Synchronization
 
-/// A clock that moves only when told to: a replay advances it to each advert's capture time, and tests
-/// advance it by hand. Its instants are `CaptureTime`s (wall-clock nanoseconds), so what it reports can be
+/// A clock that moves only when tests advance it, for the registry client's refresher and poster, which sleep on a
+/// clock they are given. Its instants are `CaptureTime`s (wall-clock nanoseconds), so what it reports can be
 /// printed as dates. Sleepers wake when the clock is advanced past their deadline.
 public final class ManualClock: Clock, Sendable {
     public typealias Instant = CaptureTime
