@@ -4,7 +4,8 @@ import PackageDescription
 
 let package = Package(
     name: "beacond",
-    platforms: [.macOS(.v15)],
+    // Linux only, and no platforms line that says otherwise: the capture is BlueZ's and the kernel's, the service
+    // systemd's, and the POSIX edge reads Linux's structures (st_mtim, SO_PEERCRED, SO_PEERGROUPS, recvmmsg).
     products: [
         .executable(name: "beacond", targets: ["beacond"]),
         .executable(name: "bike-registry", targets: ["bike-registry"]),

@@ -1,7 +1,5 @@
 #if canImport(Glibc)
 import Glibc  // pow, from libm: arithmetic, not I/O
-#elseif canImport(Darwin)
-import Darwin
 #endif
 
 /// How close a beacon is, in Core Location's categories.
