@@ -12,6 +12,9 @@ struct NotificationTargetPolicy: Sendable {
 
     /// Why `url` is refused, or nil when it may be called.
     func refusal(for url: String) async -> String? {
+        guard Self.hasTheDocumentsShape(url) else {
+            return "not an http or https URL of the shape docs/registry-api.yaml gives (host, port, path and query of plain characters)"
+        }
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
             let host = components.host, !host.isEmpty
         else { return "not an http or https URL" }
@@ -24,6 +27,31 @@ struct NotificationTargetPolicy: Sendable {
             return "\(host) is a private or loopback address (\(inside)); `serve --allow-private-webhooks` allows these"
         }
         return nil
+    }
+
+    /// docs/registry-api.yaml's pattern for a target, checked by hand so the server takes exactly what the document says:
+    /// `^https?://[A-Za-z0-9.-]+(:[1-9][0-9]{0,4})?(/[A-Za-z0-9._~%/-]*)?(\?[A-Za-z0-9._~%&=+-]*)?$`.
+    static func hasTheDocumentsShape(_ url: String) -> Bool {
+        var rest = Substring(url)
+        if rest.hasPrefix("https://") { rest = rest.dropFirst(8) } else if rest.hasPrefix("http://") { rest = rest.dropFirst(7) } else { return false }
+        func run(_ allowed: (Character) -> Bool) -> Substring {
+            let taken = rest.prefix(while: allowed)
+            rest = rest.dropFirst(taken.count)
+            return taken
+        }
+        func plain(_ c: Character) -> Bool { c.isASCII && (c.isLetter || c.isNumber) }
+        guard !run({ plain($0) || $0 == "." || $0 == "-" }).isEmpty else { return false }
+        if rest.first == ":" {
+            rest = rest.dropFirst()
+            let port = run { $0.isASCII && $0.isNumber }
+            guard (1...5).contains(port.count), port.first != "0" else { return false }
+        }
+        if rest.first == "/" { _ = run { plain($0) || "._~%/-".contains($0) } }
+        if rest.first == "?" {
+            rest = rest.dropFirst()
+            _ = run { plain($0) || "._~%&=+-".contains($0) }
+        }
+        return rest.isEmpty
     }
 
     /// The addresses `host` resolves to, as text, off the cooperative pool (getaddrinfo blocks).
