@@ -1,4 +1,4 @@
-public import SystemPackage
+import SystemPackage
 
 /// A file read a piece at a time, so a large bike list or cache never sits in memory whole.
 public enum ChunkedFile {
