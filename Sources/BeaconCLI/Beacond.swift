@@ -16,11 +16,11 @@ public struct Beacond: AsyncParsableCommand {
             """,
         version: ReleaseVersion.current,
         subcommands: [
-            RunCommand.self, StatusCommand.self, RefreshCommand.self, RetryDeadLettersCommand.self, DemoCommand.self, ReplayCommand.self, ScanCommand.self, RecordCommand.self,
+            RunCommand.self, StatusCommand.self, RefreshCommand.self, RetryDeadLettersCommand.self, DemoCommand.self,
+            ReplayCommand.self, ScanCommand.self, RecordCommand.self,
             CheckConfigCommand.self, DoctorCommand.self,
         ]
     )
 
     public init() {}
 }
-

@@ -1,8 +1,9 @@
-import BeaconCapture
 public import ArgumentParser
+import BeaconCapture
 import BeaconDaemon
 import BeaconRegistryClient
 import BeaconWire
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -31,7 +32,8 @@ public struct CheckConfigCommand: ParsableCommand {
                 if try configuration.apiKey(environment: environment) != nil {
                     keySource = configuration.apiKeyFile ?? "the systemd credential registry-api-key"
                 } else {
-                    keySource = "the systemd credential registry-api-key when run by beacond.service (`beacond doctor` checks it)"
+                    keySource =
+                        "the systemd credential registry-api-key when run by beacond.service (`beacond doctor` checks it)"
                 }
             } catch {
                 errors.append("api-key-file: \(error.message)")
@@ -41,7 +43,8 @@ public struct CheckConfigCommand: ParsableCommand {
             printToStandardError(errors.map { "beacond: \($0)\n" }.joined())
             throw ExitCode(78)
         }
-        print("""
+        print(
+            """
             configuration is good
               station      \(configuration.stationID) at \(configuration.latitude), \(configuration.longitude)
               regions      \(configuration.regions.map(\.description).joined(separator: ", "))

@@ -1,40 +1,57 @@
-import BeaconPOSIX
 public import ArgumentParser
 import BeaconCapture
-import SystemPackage
 public import BeaconDaemon
+import BeaconPOSIX
+import SystemPackage
 
 /// The configuration flags `run` and `check-config` share: `--config` and one flag per configuration key,
 /// each overriding the file.
 public struct ConfigOptions: ParsableArguments {
     public static let defaultPath = "/etc/beacond/beacond.conf"
 
-    @Option(help: ArgumentHelp("Configuration file (default \(ConfigOptions.defaultPath), if it exists).", valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            "Configuration file (default \(ConfigOptions.defaultPath), if it exists).", valueName: "path"))
     public var config: String?
 
     @Option(help: "Station id, named in every sighting and its id.") public var stationId: String?
     // .unconditional: the next argument is the value even when it starts with '-', so a café west of Greenwich
     // or south of the equator types `--longitude -0.12`, not `--longitude=-0.12`.
     @Option(parsing: .unconditional, help: "Station latitude, sent with each sighting.") public var latitude: String?
-    @Option(parsing: .unconditional, help: "Station longitude (negative west of Greenwich).") public var longitude: String?
-    @Option(help: ArgumentHelp("Beacon region (repeatable; default the FindMyBike region, major 1).", valueName: "uuid[:major]"))
+    @Option(parsing: .unconditional, help: "Station longitude (negative west of Greenwich).") public var longitude:
+        String?
+    @Option(
+        help: ArgumentHelp(
+            "Beacon region (repeatable; default the FindMyBike region, major 1).", valueName: "uuid[:major]"))
     public var region: [String] = []
     @Option(help: "Capture backend: hci, monitor or dbus.") public var backend: String?
     @Option(help: ArgumentHelp("Adapter name or address (repeatable; default hci0).", valueName: "hciN|address"))
     public var adapter: [String] = []
-    @Option(name: .customLong("scan-interval-ms"), help: "LE scan interval, milliseconds.") public var scanIntervalMs: String?
+    @Option(name: .customLong("scan-interval-ms"), help: "LE scan interval, milliseconds.") public var scanIntervalMs:
+        String?
     @Option(name: .customLong("scan-window-ms"), help: "LE scan window, milliseconds.") public var scanWindowMs: String?
-    @Option(help: ArgumentHelp("Registry: https://… or file:///…/bikes.json (default file://STATE/bikes.json).", valueName: "url"))
+    @Option(
+        help: ArgumentHelp(
+            "Registry: https://… or file:///…/bikes.json (default file://STATE/bikes.json).", valueName: "url"))
     public var registry: String?
     @Option(help: "How the API key is sent: query (?key=) or bearer.") public var auth: String?
-    @Option(help: ArgumentHelp("File holding the registry API key (or use the systemd credential registry-api-key).", valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            "File holding the registry API key (or use the systemd credential registry-api-key).", valueName: "path"))
     public var apiKeyFile: String?
-    @Option(help: ArgumentHelp("Seconds between missing-set refreshes (default 300).", valueName: "s")) public var refreshInterval: String?
-    @Option(help: ArgumentHelp("At most one update sighting per visit per this many seconds (default 600).", valueName: "s"))
+    @Option(help: ArgumentHelp("Seconds between missing-set refreshes (default 300).", valueName: "s")) public
+        var refreshInterval: String?
+    @Option(
+        help: ArgumentHelp("At most one update sighting per visit per this many seconds (default 600).", valueName: "s")
+    )
     public var reportInterval: String?
-    @Option(help: ArgumentHelp("Seconds of silence after which a beacon has left (default 30).", valueName: "s")) public var exitTimeout: String?
-    @Option(help: ArgumentHelp("The café's own beacon.", valueName: "uuid:major:minor")) public var stationBeacon: String?
-    @Option(help: ArgumentHelp("Seconds the station beacon may be silent before capture is unhealthy (default 120).", valueName: "s"))
+    @Option(help: ArgumentHelp("Seconds of silence after which a beacon has left (default 30).", valueName: "s")) public
+        var exitTimeout: String?
+    @Option(help: ArgumentHelp("The café's own beacon.", valueName: "uuid:major:minor")) public var stationBeacon:
+        String?
+    @Option(
+        help: ArgumentHelp(
+            "Seconds the station beacon may be silent before capture is unhealthy (default 120).", valueName: "s"))
     public var stationSilence: String?
     @Option(
         help: ArgumentHelp(
@@ -43,8 +60,10 @@ public struct ConfigOptions: ParsableArguments {
     public var stallTimeout: String?
     @Option(help: ArgumentHelp("State directory: outbox, bike cache (default /var/lib/beacond).", valueName: "path"))
     public var stateDir: String?
-    @Option(help: ArgumentHelp("Control socket (default /run/beacond/control.sock).", valueName: "path")) public var controlSocket: String?
-    @Option(help: ArgumentHelp("Most sightings the outbox holds (default 100000).", valueName: "rows")) public var outboxCapacity: String?
+    @Option(help: ArgumentHelp("Control socket (default /run/beacond/control.sock).", valueName: "path")) public
+        var controlSocket: String?
+    @Option(help: ArgumentHelp("Most sightings the outbox holds (default 100000).", valueName: "rows")) public
+        var outboxCapacity: String?
     @Option(
         name: .customLong("clock-sync-wait"),
         help: ArgumentHelp(
@@ -103,7 +122,9 @@ public struct ConfigOptions: ParsableArguments {
         return { Self.load(config: config, flags: flags, environment: $0) }
     }
 
-    static func load(config: String?, flags: [ConfigFile.Entry], environment: [String: String]) -> (DaemonConfiguration, [String]) {
+    static func load(config: String?, flags: [ConfigFile.Entry], environment: [String: String]) -> (
+        DaemonConfiguration, [String]
+    ) {
         var file = ConfigFile(entries: [])
         var unreadable: String?
         let path = config ?? Self.defaultPath
@@ -113,7 +134,8 @@ public struct ConfigOptions: ParsableArguments {
             // The default file may be absent; a file named on the command line must exist.
             if config != nil || error.errno != .noSuchFileOrDirectory { unreadable = "\(error)" }
         }
-        let (configuration, errors) = DaemonConfiguration.load(file: file.entries, flags: flags, environment: environment)
+        let (configuration, errors) = DaemonConfiguration.load(
+            file: file.entries, flags: flags, environment: environment)
         let all = (file.errors + errors).enumerated().sorted {
             ($0.element.line ?? .max, $0.offset) < ($1.element.line ?? .max, $1.offset)
         }

@@ -1,6 +1,9 @@
 public import ArgumentParser
 import BeaconDaemon
 import BeaconEngine
+import Logging
+import Synchronization
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -9,8 +12,6 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import Logging
-import Synchronization
 
 /// `beacond demo`: the whole daemon on the bundled café recording, with the embedded file registry, in a
 /// throw-away state directory; prints sightings as they happen and ends by itself.
@@ -51,7 +52,8 @@ public struct DemoCommand: AsyncParsableCommand {
     public func run() async throws {
         let fileManager = FileManager.default
         for path in [capture, bikes] where !fileManager.fileExists(atPath: path) {
-            printToStandardError("beacond: \(path): no such file (run the demo from the repository root, or name the files)\n")
+            printToStandardError(
+                "beacond: \(path): no such file (run the demo from the repository root, or name the files)\n")
             throw ExitCode(2)
         }
         let state = fileManager.temporaryDirectory.appendingPathComponent("beacond-demo-\(getpid())").path
@@ -67,7 +69,8 @@ public struct DemoCommand: AsyncParsableCommand {
 
         // Everything through one unbuffered handle, so the header and the rows printed from the engine's
         // thread come out in order.
-        writeToStandardOutput("""
+        writeToStandardOutput(
+            """
             beacond demo: replaying \(capture) at \(speed == 0 ? "full speed" : "\(speed)x") with the embedded registry
               state \(state); try: beacond status --control-socket \(state)/control.sock
 
@@ -84,7 +87,11 @@ public struct DemoCommand: AsyncParsableCommand {
         }
         let status = await daemon.run(logger: Logger(label: "beacond"))
         guard status == 0 else { throw ExitCode(status) }
-        let delivered = (try? String(contentsOfFile: state + "/sightings.jsonl", encoding: .utf8))?.split(separator: "\n").count ?? 0
-        writeToStandardOutput("\n\(delivered) sightings delivered to the embedded registry (\(state)/sightings.jsonl)\(keepState ? "" : ", now removed").\n")
+        let delivered =
+            (try? String(contentsOfFile: state + "/sightings.jsonl", encoding: .utf8))?.split(separator: "\n").count
+            ?? 0
+        writeToStandardOutput(
+            "\n\(delivered) sightings delivered to the embedded registry (\(state)/sightings.jsonl)\(keepState ? "" : ", now removed").\n"
+        )
     }
 }

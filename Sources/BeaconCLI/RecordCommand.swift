@@ -1,6 +1,7 @@
 public import ArgumentParser
 import BeaconCapture
 import BeaconWire
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -43,7 +44,8 @@ public struct RecordCommand: ParsableCommand {
         let capture: HCICapture
         do {
             capture = try HCICapture(
-                adapters: [adapter], settings: HCICapture.Settings(intervalMilliseconds: scanInterval, windowMilliseconds: scanWindow))
+                adapters: [adapter],
+                settings: HCICapture.Settings(intervalMilliseconds: scanInterval, windowMilliseconds: scanWindow))
             try capture.start()
         } catch {
             printToStandardError("beacond: \(error)\n")
@@ -57,7 +59,9 @@ public struct RecordCommand: ParsableCommand {
             throw ExitCode(73)
         }
         printToStandardError("beacond: recording \(adapter) to \(file); Ctrl-C to stop\n")
-        let failure = StopSignal.poll(capture, for: duration) { record in try writer.append(record.payload, time: record.time!) }
+        let failure = StopSignal.poll(capture, for: duration) { record in
+            try writer.append(record.payload, time: record.time!)
+        }
         capture.stop()
         printToStandardError("beacond: \(writer.records) packets written to \(file)\n")
         if let failure {

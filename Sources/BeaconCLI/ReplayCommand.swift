@@ -1,7 +1,7 @@
-import BeaconPOSIX
 public import ArgumentParser
 import BeaconCapture
 public import BeaconEngine
+import BeaconPOSIX
 public import BeaconWire
 import SystemPackage
 
@@ -46,7 +46,10 @@ public struct ReplayCommand: ParsableCommand {
             valueName: "uuid[:major]"))
     public var regions: [BeaconRegion] = []
 
-    @Option(help: ArgumentHelp("Print sightings of the missing bikes in this list (JSON, as GET /bikes answers).", valueName: "bikes.json"))
+    @Option(
+        help: ArgumentHelp(
+            "Print sightings of the missing bikes in this list (JSON, as GET /bikes answers).", valueName: "bikes.json")
+    )
     public var missing: String?
 
     @Option(help: ArgumentHelp("Station id that sighting ids are derived from.", valueName: "id"))
@@ -58,7 +61,8 @@ public struct ReplayCommand: ParsableCommand {
     @Option(help: ArgumentHelp("At most one update sighting per visit per this many seconds.", valueName: "seconds"))
     public var reportInterval: Int = 600
 
-    @Option(help: ArgumentHelp("The café's own beacon, which is never reported as a bike.", valueName: "uuid:major:minor"))
+    @Option(
+        help: ArgumentHelp("The café's own beacon, which is never reported as a bike.", valueName: "uuid:major:minor"))
     public var stationBeacon: BeaconIdentity?
 
     public init() {}

@@ -1,11 +1,12 @@
 public import ArgumentParser
 import BeaconDaemon
+import Logging
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import Logging
 
 /// `beacond run`: the daemon, as systemd runs it, or on a recorded capture.
 public struct RunCommand: AsyncParsableCommand {
@@ -33,16 +34,21 @@ public struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup public var options: ConfigOptions
 
-    @Option(help: ArgumentHelp("Capture from this recorded file instead of a radio (repeatable, in order).", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "Capture from this recorded file instead of a radio (repeatable, in order).", valueName: "file"))
     public var replay: [String] = []
 
-    @Option(help: ArgumentHelp("Replay speed: 1 real time, 10 ten times faster, 0 as fast as possible.", valueName: "x"))
+    @Option(
+        help: ArgumentHelp("Replay speed: 1 real time, 10 ten times faster, 0 as fast as possible.", valueName: "x"))
     public var speed: Double = 1
 
     @Flag(help: "After a replay, wait until every sighting is delivered, then exit 0.")
     public var exitWhenDrained = false
 
-    @Option(help: ArgumentHelp("Least important log level written: trace, debug, info, notice, warning, error.", valueName: "level"))
+    @Option(
+        help: ArgumentHelp(
+            "Least important log level written: trace, debug, info, notice, warning, error.", valueName: "level"))
     public var logLevel: String = "info"
 
     public init() {}
@@ -50,7 +56,9 @@ public struct RunCommand: AsyncParsableCommand {
     public func validate() throws {
         guard speed.isFinite, speed >= 0 else { throw ValidationError("--speed must be 0 or more") }
         guard !exitWhenDrained || !replay.isEmpty else { throw ValidationError("--exit-when-drained needs --replay") }
-        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level: unknown level \"\(logLevel)\"") }
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("--log-level: unknown level \"\(logLevel)\"")
+        }
     }
 
     public func run() async throws {

@@ -2,6 +2,7 @@ public import ArgumentParser
 public import BeaconCapture
 import BeaconDaemon
 import BeaconWire
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -15,7 +16,8 @@ import Glibc
 public struct ScanCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "scan",
-        abstract: "Show a live, refreshing table of the iBeacons an adapter hears (UUID, major, minor, RSSI, count, last seen).",
+        abstract:
+            "Show a live, refreshing table of the iBeacons an adapter hears (UUID, major, minor, RSSI, count, last seen).",
         discussion: """
             Scans the way the configured backend does (--backend to choose: hci needs CAP_NET_RAW and scans \
             itself, disabling the scan again on exit; monitor and dbus ask bluetoothd) and shows the beacons of the configured regions: --region, else the configuration file's, else \
@@ -26,10 +28,15 @@ public struct ScanCommand: ParsableCommand {
             77 without the capability; 78 for configuration errors.
             """)
 
-    @Option(help: ArgumentHelp("Adapter name or address (repeatable; default the configuration's, else hci0).", valueName: "hciN|address"))
+    @Option(
+        help: ArgumentHelp(
+            "Adapter name or address (repeatable; default the configuration's, else hci0).", valueName: "hciN|address"))
     public var adapter: [String] = []
 
-    @Option(help: ArgumentHelp("How to reach the radio: hci, monitor or dbus (default the configuration's backend).", valueName: "backend"))
+    @Option(
+        help: ArgumentHelp(
+            "How to reach the radio: hci, monitor or dbus (default the configuration's backend).", valueName: "backend")
+    )
     public var backend: RadioBackend?
 
     @Flag(help: "Show every iBeacon, not only the configured regions.")
@@ -38,7 +45,10 @@ public struct ScanCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Region to show (repeatable).", valueName: "uuid[:major]"))
     public var region: [String] = []
 
-    @Option(help: ArgumentHelp("Configuration file for the regions and adapter (default /etc/beacond/beacond.conf, if it exists).", valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            "Configuration file for the regions and adapter (default /etc/beacond/beacond.conf, if it exists).",
+            valueName: "path"))
     public var config: String?
 
     @Option(help: ArgumentHelp("Stop after this many seconds (default: until interrupted).", valueName: "s"))
@@ -60,7 +70,8 @@ public struct ScanCommand: ParsableCommand {
             (capture, _) = try (backend ?? configuration.backend).open(
                 adapters: configuration.adapters, regions: all ? [] : configuration.regions,
                 settings: HCICapture.Settings(
-                    intervalMilliseconds: configuration.scanIntervalMilliseconds, windowMilliseconds: configuration.scanWindowMilliseconds))
+                    intervalMilliseconds: configuration.scanIntervalMilliseconds,
+                    windowMilliseconds: configuration.scanWindowMilliseconds))
         } catch {
             printToStandardError("beacond: \(error)\n")
             throw ExitCode(error.exitCode)
@@ -71,15 +82,19 @@ public struct ScanCommand: ParsableCommand {
         var decoder = AdvertDecoder()
         var nextDraw = Date()
         if !terminal {
-            printToStandardError("beacond: scanning \(configuration.adapters.joined(separator: ", ")); Ctrl-C to stop\n")
+            printToStandardError(
+                "beacond: scanning \(configuration.adapters.joined(separator: ", ")); Ctrl-C to stop\n")
         }
-        let failure = StopSignal.poll(capture, for: duration, afterEachPoll: {
-            if terminal && Date() >= nextDraw {
-                nextDraw = Date().addingTimeInterval(1)
-                // Home, clear, redraw: a live table without a curses dependency.
-                writeToStandardOutput("\u{1B}[H\u{1B}[2J" + table.render(now: Self.now()))
+        let failure = StopSignal.poll(
+            capture, for: duration,
+            afterEachPoll: {
+                if terminal && Date() >= nextDraw {
+                    nextDraw = Date().addingTimeInterval(1)
+                    // Home, clear, redraw: a live table without a curses dependency.
+                    writeToStandardOutput("\u{1B}[H\u{1B}[2J" + table.render(now: Self.now()))
+                }
             }
-        }) { record in decoder.decode(record) { table.add($0) } }
+        ) { record in decoder.decode(record) { table.add($0) } }
         capture.stop()
         writeToStandardOutput((terminal ? "\u{1B}[H\u{1B}[2J" : "") + table.render(now: Self.now()))
         if let failure {

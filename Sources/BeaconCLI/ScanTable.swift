@@ -58,8 +58,13 @@ struct ScanTable {
                     + pad(row.beacon.measuredPower, 5) + "  " + pad(row.rssi.map(String.init) ?? "-", 4) + "  "
                     + pad(row.count, 5) + "  " + pad("\(ago) s ago", 9) + "  " + row.address.description)
         }
-        if rows.isEmpty { lines.append(regions.isEmpty ? "(no iBeacon heard yet)" : "(no iBeacon in \(regionList) heard yet; --all shows every one)") }
-        lines.append("\(rows.count) beacons; \(others) other adverts" + (regions.isEmpty ? "" : " (showing \(regionList))"))
+        if rows.isEmpty {
+            lines.append(
+                regions.isEmpty
+                    ? "(no iBeacon heard yet)" : "(no iBeacon in \(regionList) heard yet; --all shows every one)")
+        }
+        lines.append(
+            "\(rows.count) beacons; \(others) other adverts" + (regions.isEmpty ? "" : " (showing \(regionList))"))
         return lines.joined(separator: "\n") + "\n"
     }
 

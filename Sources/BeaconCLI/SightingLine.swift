@@ -8,7 +8,8 @@ public enum SightingLine {
     public static func json(_ sighting: Sighting) -> String {
         var text = "{\"sightingId\":\"\(sighting.id)\",\"kind\":\"\(sighting.kind.rawValue)\""
         text += ",\"bikeId\":" + jsonString(sighting.bikeID)
-        text += ",\"uuid\":\"\(sighting.beacon.uuid)\",\"major\":\(sighting.beacon.major),\"minor\":\(sighting.beacon.minor)"
+        text +=
+            ",\"uuid\":\"\(sighting.beacon.uuid)\",\"major\":\(sighting.beacon.major),\"minor\":\(sighting.beacon.minor)"
         text += ",\"firstSeen\":\"\(sighting.firstSeen.iso8601)\",\"lastSeen\":\"\(sighting.lastSeen.iso8601)\""
         text += ",\"count\":\(sighting.count)"
         text += ",\"rssi\":" + (sighting.rssi.map { rounded($0, places: 1) } ?? "null")

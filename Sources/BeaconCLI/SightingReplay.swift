@@ -35,7 +35,9 @@ public struct SightingReplay {
         var table = SightingTable()
         if format == .table { try output.write(SightingTable.header) }
         func flush() throws {
-            for sighting in sightings { try output.write(format == .jsonl ? SightingLine.json(sighting) : table.rows(for: sighting)) }
+            for sighting in sightings {
+                try output.write(format == .jsonl ? SightingLine.json(sighting) : table.rows(for: sighting))
+            }
             sightings.removeAll(keepingCapacity: true)
         }
         for file in files {

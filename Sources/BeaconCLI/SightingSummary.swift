@@ -20,7 +20,9 @@ public enum SightingSummary {
         ]
         if engine.stationAdverts > 0 { lines.append("  station beacon: \(engine.stationAdverts) adverts") }
         if result.untimedAdverts > 0 {
-            lines.append("  note: \(result.untimedAdverts) adverts had no timestamp (hex text); they count as heard at the previous timestamp")
+            lines.append(
+                "  note: \(result.untimedAdverts) adverts had no timestamp (hex text); they count as heard at the previous timestamp"
+            )
         }
         return lines.joined(separator: "\n") + "\n"
     }

@@ -1,5 +1,6 @@
 public import ArgumentParser
 import BeaconDaemon
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -56,7 +57,9 @@ public struct RefreshCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "refresh",
         abstract: "Ask the running daemon to refresh the missing-bike set from the registry now.",
-        discussion: "For root and members of the daemon's group. Exit status as for status: 3 when the daemon is not running, 4 without permission, 5 when it did not answer.")
+        discussion:
+            "For root and members of the daemon's group. Exit status as for status: 3 when the daemon is not running, 4 without permission, 5 when it did not answer."
+    )
 
     @OptionGroup public var socket: ControlSocketOptions
 
@@ -105,7 +108,8 @@ public struct ControlSocketOptions: ParsableArguments {
             guard !controlSocket.isEmpty else { throw ValidationError("--control-socket needs a path") }
             return controlSocket
         }
-        let (configuration, errors) = ConfigOptions.load(config: config, flags: [], environment: ProcessInfo.processInfo.environment)
+        let (configuration, errors) = ConfigOptions.load(
+            config: config, flags: [], environment: ProcessInfo.processInfo.environment)
         if let error = errors.first(where: { $0.contains("control-socket:") }) {
             printToStandardError("beacond: \(error)\n")
             throw ExitCode(78)

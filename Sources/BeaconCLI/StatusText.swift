@@ -1,4 +1,5 @@
 import BeaconDaemon
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -20,16 +21,22 @@ enum StatusText {
 
         let capture = status.capture
         lines.append(
-            row("Capture", "\(capture.backend), \(capture.state); \(rate(capture.advertsPerSecond)) adverts/s, "
-                + "\(rate(capture.iBeaconsPerSecond)) iBeacons/s"))
+            row(
+                "Capture",
+                "\(capture.backend), \(capture.state); \(rate(capture.advertsPerSecond)) adverts/s, "
+                    + "\(rate(capture.iBeaconsPerSecond)) iBeacons/s"))
         for adapter in capture.adapters { lines.append(row("", "\(shortened(adapter.name, 52)): \(adapter.state)")) }
         lines.append(
-            row("", "\(capture.adverts) adverts, \(capture.iBeacons) iBeacons; ring drops \(capture.ringDrops); "
-                + "recoveries \(capture.recoveries)"))
+            row(
+                "",
+                "\(capture.adverts) adverts, \(capture.iBeacons) iBeacons; ring drops \(capture.ringDrops); "
+                    + "recoveries \(capture.recoveries)"))
         if capture.dropped.isEmpty {
             lines.append(row("Dropped", "nothing"))
         } else {
-            for (reason, count) in capture.dropped.sorted(by: { $0.key < $1.key }) { lines.append(row("Dropped", "\(count) \(reason)")) }
+            for (reason, count) in capture.dropped.sorted(by: { $0.key < $1.key }) {
+                lines.append(row("Dropped", "\(count) \(reason)"))
+            }
         }
         if let error = capture.lastError { lines.append(row("", "last error: \(error)")) }
         if let station = capture.stationBeacon {
@@ -55,8 +62,11 @@ enum StatusText {
         let outbox = status.outbox
         let oldest = outbox.oldestAgeSeconds.map { ", oldest \(duration($0))" } ?? ""
         lines.append(row("Outbox", "\(outbox.depth) waiting\(oldest); \(outbox.delivered) delivered since start"))
-        lines.append(row("", "\(outbox.deadLetters) dead letters, \(outbox.evicted) evicted, \(outbox.retries) retries"))
-        if outbox.uncommitted > 0 { lines.append(row("", "\(outbox.uncommitted) sightings held in memory (outbox full?)")) }
+        lines.append(
+            row("", "\(outbox.deadLetters) dead letters, \(outbox.evicted) evicted, \(outbox.retries) retries"))
+        if outbox.uncommitted > 0 {
+            lines.append(row("", "\(outbox.uncommitted) sightings held in memory (outbox full?)"))
+        }
         if let error = outbox.lastError { lines.append(row("", "last error: \(shortened(error, 56))")) }
 
         let sightings = status.sightings

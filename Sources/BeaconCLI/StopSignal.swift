@@ -1,5 +1,7 @@
 import BeaconCapture
 import BeaconWire
+import Synchronization
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -8,7 +10,6 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import Synchronization
 
 /// SIGINT/SIGTERM as a flag a polling loop checks, so the scan is disabled and files closed on the way out
 /// (`beacond record`, `beacond scan`).
@@ -26,7 +27,8 @@ enum StopSignal {
     /// Polls `radio` until a stop signal or the end of `duration` (none: until a signal), handing each event to
     /// `body` and calling `afterEachPoll` between polls. Returns the error that ended it early, if one did.
     static func poll(
-        _ radio: any LiveRadio, for duration: Double?, afterEachPoll: () -> Void = {}, _ body: (CaptureRecord) throws -> Void
+        _ radio: any LiveRadio, for duration: Double?, afterEachPoll: () -> Void = {},
+        _ body: (CaptureRecord) throws -> Void
     ) -> (any Error)? {
         let deadline = duration.map { Date().addingTimeInterval($0) }
         while !received, deadline.map({ Date() < $0 }) ?? true {

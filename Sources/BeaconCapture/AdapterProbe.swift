@@ -1,4 +1,5 @@
 internal import CBlueZ
+
 #if canImport(Glibc)
 import BeaconPOSIX
 import Glibc
@@ -24,7 +25,8 @@ public struct AdapterProbe: Sendable, Equatable {
 
     /// The adapter `hciN` or with that address; throws `.noAdapter` when there is none, `.noBluetooth` when the
     /// kernel has no Bluetooth at all.
-    public static func probe(_ adapter: String, sysfs: String = "/sys/class/bluetooth") throws(HCIError) -> AdapterProbe {
+    public static func probe(_ adapter: String, sysfs: String = "/sys/class/bluetooth") throws(HCIError) -> AdapterProbe
+    {
         // Opening an HCI socket (as hci_devinfo does) needs no capability; this one only tells a kernel without
         // Bluetooth apart, in words.
         close(try HCISocket.openRaw("ask the kernel about", name: adapter))
@@ -52,10 +54,14 @@ public struct AdapterProbe: Sendable, Equatable {
         guard let handle = opendir(directory) else { return (nil, nil) }
         defer { closedir(handle) }
         while let entry = readdir(handle) {
-            let entryName = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let entryName = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
             guard entryName.hasPrefix("rfkill") else { continue }
             func flag(_ file: String) -> Bool? {
-                guard let bytes = try? WholeFile.read(path: directory + "/" + entryName + "/" + file, limit: 16) else { return nil }
+                guard let bytes = try? WholeFile.read(path: directory + "/" + entryName + "/" + file, limit: 16) else {
+                    return nil
+                }
                 return bytes.first.map { $0 != UInt8(ascii: "0") }
             }
             return (flag("soft"), flag("hard"))

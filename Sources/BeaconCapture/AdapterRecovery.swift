@@ -1,5 +1,6 @@
-internal import CBlueZ
 import BeaconWire
+internal import CBlueZ
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -15,7 +16,8 @@ public final class AdapterRecovery {
     private let rfkillPath: String
 
     public init(
-        deviceID: UInt16, rescan: @escaping () throws(HCIError) -> Void, powerCycle: @escaping () throws(HCIError) -> Void,
+        deviceID: UInt16, rescan: @escaping () throws(HCIError) -> Void,
+        powerCycle: @escaping () throws(HCIError) -> Void,
         rfkillPath: String = "/dev/rfkill"
     ) {
         self.deviceID = deviceID
@@ -26,7 +28,8 @@ public final class AdapterRecovery {
 
     /// Power-cycling through the kernel's management channel, as bluetoothd itself does.
     static func managementPowerCycle(
-        deviceID: UInt16, open: @escaping () throws(HCIError) -> MgmtSocket = { () throws(HCIError) in try MgmtSocket() }
+        deviceID: UInt16,
+        open: @escaping () throws(HCIError) -> MgmtSocket = { () throws(HCIError) in try MgmtSocket() }
     ) -> () throws(HCIError) -> Void {
         { () throws(HCIError) in
             let management = try open()
@@ -38,7 +41,8 @@ public final class AdapterRecovery {
     /// One watchdog round for the adapter: asks the ladder (none: no watchdog), reports what it decided, and
     /// takes the step it names, reporting a step that failed.
     func watch(
-        _ ladder: inout RecoveryLadder?, now: Int64, lastHeard: Int64, adapter: String, report: (HCICapture.Report) -> Void
+        _ ladder: inout RecoveryLadder?, now: Int64, lastHeard: Int64, adapter: String,
+        report: (HCICapture.Report) -> Void
     ) {
         guard let events = ladder?.evaluate(now: now, lastHeard: lastHeard) else { return }
         for event in events {
@@ -75,7 +79,9 @@ public final class AdapterRecovery {
         let fd = open(rfkillPath, O_WRONLY | O_CLOEXEC)
         guard fd >= 0 else {
             let error = errno
-            if error == EACCES || error == EPERM { throw HCIError(.permission, "cannot open \(rfkillPath): no permission to unblock rfkill") }
+            if error == EACCES || error == EPERM {
+                throw HCIError(.permission, "cannot open \(rfkillPath): no permission to unblock rfkill")
+            }
             throw HCIError(.io, "cannot open \(rfkillPath): \(String(cString: strerror(error)))")
         }
         defer { close(fd) }

@@ -1,6 +1,7 @@
+import BeaconDBus
 import BeaconPOSIX
 public import BeaconWire
-import BeaconDBus
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -68,13 +69,17 @@ public final class BlueZCapture {
         do {
             bus = try DBusConnection.system()
         } catch {
-            throw HCIError(.noAdapter, "cannot reach bluetoothd on the system bus (is bluetooth.service running?): \(error)")
+            throw HCIError(
+                .noAdapter, "cannot reach bluetoothd on the system bus (is bluetooth.service running?): \(error)")
         }
         roundTime = SystemTime.monotonicNanoseconds()
         var channels: [Channel] = []
         for adapter in adapters {
             let index = try HCISocket.deviceID(named: adapter)
-            channels.append(Channel(name: adapter, scan: BlueZScan(index: index, regions: regions), policy: settings.recovery, now: roundTime))
+            channels.append(
+                Channel(
+                    name: adapter, scan: BlueZScan(index: index, regions: regions), policy: settings.recovery,
+                    now: roundTime))
         }
         self.channels = channels
         if let monitor { pollers.append(pollfd(fd: monitor.descriptor, events: Int16(POLLIN), revents: 0)) }
@@ -85,7 +90,9 @@ public final class BlueZCapture {
             // bluetoothd itself restarting (an upgrade): its monitors and discovery sessions are gone with it.
             try bus.addMatch("type='signal',sender='org.freedesktop.DBus',member='NameOwnerChanged',arg0='org.bluez'")
             if mode == .dbus {
-                try bus.addMatch("type='signal',sender='org.bluez',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',arg0='org.bluez.Device1'")
+                try bus.addMatch(
+                    "type='signal',sender='org.bluez',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',arg0='org.bluez.Device1'"
+                )
             }
         } catch {
             throw HCIError(.io, "cannot subscribe to bluetoothd's signals: \(error)")
@@ -101,7 +108,9 @@ public final class BlueZCapture {
                         try scan.setPowered(false, on: bus, serving: dispatch)
                         try scan.setPowered(true, on: bus, serving: dispatch)
                     } catch {
-                        throw HCIError(error.name.hasSuffix("AccessDenied") ? .permission : .io, "power-cycling hci\(scan.index) through bluetoothd: \(error)")
+                        throw HCIError(
+                            error.name.hasSuffix("AccessDenied") ? .permission : .io,
+                            "power-cycling hci\(scan.index) through bluetoothd: \(error)")
                     }
                 })
         }
@@ -121,9 +130,13 @@ public final class BlueZCapture {
                 channel.scanning = true
             } catch {
                 if error.name.hasSuffix("ServiceUnknown") || error.name.hasSuffix("NameHasNoOwner") {
-                    throw HCIError(.noAdapter, "bluetoothd is not running (nobody owns org.bluez on the system bus): `sudo systemctl start bluetooth`, or use backend = hci")
+                    throw HCIError(
+                        .noAdapter,
+                        "bluetoothd is not running (nobody owns org.bluez on the system bus): `sudo systemctl start bluetooth`, or use backend = hci"
+                    )
                 }
-                throw HCIError(error.name.hasSuffix("AccessDenied") ? .permission : .noAdapter, "\(channel.name): \(error)")
+                throw HCIError(
+                    error.name.hasSuffix("AccessDenied") ? .permission : .noAdapter, "\(channel.name): \(error)")
             }
         }
         roundTime = SystemTime.monotonicNanoseconds()
@@ -163,7 +176,10 @@ public final class BlueZCapture {
         for (adapter, report) in pending {
             count += 1
             try report.withUnsafeBytes { bytes in
-                try body(CaptureRecord(time: CaptureTime(nanosecondsSinceEpoch: roundTime), link: .h4(incoming: true), adapter: adapter, payload: bytes))
+                try body(
+                    CaptureRecord(
+                        time: CaptureTime(nanosecondsSinceEpoch: roundTime), link: .h4(incoming: true),
+                        adapter: adapter, payload: bytes))
             }
             if settings.livenessFromAnyAdvert { heard(adapter: adapter) }
         }
@@ -181,7 +197,9 @@ public final class BlueZCapture {
             for packetIndex in 0..<received {
                 let packet = packets[packetIndex]
                 let (opcode, index, length) = MonitorSocket.header(packet)
-                guard opcode == MonitorSocket.Opcode.event.rawValue, let channel = channels.first(where: { $0.scan.index == index }) else { continue }
+                guard opcode == MonitorSocket.Opcode.event.rawValue,
+                    let channel = channels.first(where: { $0.scan.index == index })
+                else { continue }
                 let payload = UnsafeRawBufferPointer(rebasing: packet[6..<(6 + length)])
                 if settings.livenessFromAnyAdvert && LEMetaEvent.carriesAdvertisingReports(payload) {
                     channel.lastHeard = roundTime
@@ -189,7 +207,8 @@ public final class BlueZCapture {
                 count += 1
                 try body(
                     CaptureRecord(
-                        time: CaptureTime(nanosecondsSinceEpoch: roundTime), link: .monitorFields(adapter: index, opcode: opcode), adapter: index,
+                        time: CaptureTime(nanosecondsSinceEpoch: roundTime),
+                        link: .monitorFields(adapter: index, opcode: opcode), adapter: index,
                         payload: payload))
             }
             if received < HCICapture.batch { break }
@@ -202,7 +221,9 @@ public final class BlueZCapture {
     private func dispatch(_ message: DBusMessage) {
         for channel in channels where channel.scan.serve(message, on: bus) { return }
         if message.kind == .methodCall {
-            bus.send(message.error("org.freedesktop.DBus.Error.UnknownMethod", "nothing here answers \(message.member ?? "")"))
+            bus.send(
+                message.error(
+                    "org.freedesktop.DBus.Error.UnknownMethod", "nothing here answers \(message.member ?? "")"))
             return
         }
         guard message.kind == .signal, let path = message.path else { return }
@@ -210,20 +231,30 @@ public final class BlueZCapture {
         switch (message.interface, message.member) {
         case ("org.freedesktop.DBus.ObjectManager", "InterfacesAdded"):
             guard let object = arguments.first?.string, let interfaces = arguments.dropFirst().first else { return }
-            if let channel = channels.first(where: { $0.scan.path == object }), interfaces[BlueZScan.adapterInterface] != nil, !channel.scanning {
+            if let channel = channels.first(where: { $0.scan.path == object }),
+                interfaces[BlueZScan.adapterInterface] != nil, !channel.scanning
+            {
                 channel.nextRetry = 0  // back: take it up at the next maintenance
             }
-            if mode == .dbus, let device = interfaces["org.bluez.Device1"] { update(object, with: device, announce: true) }
+            if mode == .dbus, let device = interfaces["org.bluez.Device1"] {
+                update(object, with: device, announce: true)
+            }
         case ("org.freedesktop.DBus.ObjectManager", "InterfacesRemoved"):
             guard let object = arguments.first?.string else { return }
-            let names = arguments.dropFirst().first.map { value -> [String] in
-                if case .array(_, let items) = value { return items.compactMap(\.string) }
-                return []
-            } ?? []
-            if let channel = channels.first(where: { $0.scan.path == object }), names.contains(BlueZScan.adapterInterface), channel.scanning {
+            let names =
+                arguments.dropFirst().first.map { value -> [String] in
+                    if case .array(_, let items) = value { return items.compactMap(\.string) }
+                    return []
+                } ?? []
+            if let channel = channels.first(where: { $0.scan.path == object }),
+                names.contains(BlueZScan.adapterInterface), channel.scanning
+            {
                 channel.scanning = false
                 channel.nextRetry = roundTime + settings.reopenMilliseconds * 1_000_000
-                onReport(HCICapture.Report(adapter: channel.name, event: .gone(HCIError(.noAdapter, "bluetoothd lost hci\(channel.scan.index)"))))
+                onReport(
+                    HCICapture.Report(
+                        adapter: channel.name,
+                        event: .gone(HCIError(.noAdapter, "bluetoothd lost hci\(channel.scan.index)"))))
             }
             if names.contains("org.bluez.Device1") { devices[object] = nil }
         case ("org.freedesktop.DBus", "NameOwnerChanged"):
@@ -233,14 +264,20 @@ public final class BlueZCapture {
                 if channel.scanning {
                     channel.scanning = false
                     channel.scan.forget()
-                    onReport(HCICapture.Report(adapter: channel.name, event: .gone(HCIError(.noAdapter, owner.isEmpty ? "bluetoothd stopped" : "bluetoothd restarted"))))
+                    onReport(
+                        HCICapture.Report(
+                            adapter: channel.name,
+                            event: .gone(
+                                HCIError(.noAdapter, owner.isEmpty ? "bluetoothd stopped" : "bluetoothd restarted"))))
                 }
                 // Take the adapters up again as soon as the new bluetoothd is there (it may still be starting).
                 channel.nextRetry = owner.isEmpty ? roundTime + settings.reopenMilliseconds * 1_000_000 : 0
             }
             devices.removeAll()
         case ("org.freedesktop.DBus.Properties", "PropertiesChanged"):
-            guard mode == .dbus, arguments.first?.string == "org.bluez.Device1", let changed = arguments.dropFirst().first else { return }
+            guard mode == .dbus, arguments.first?.string == "org.bluez.Device1",
+                let changed = arguments.dropFirst().first
+            else { return }
             update(path, with: changed, announce: changed["ManufacturerData"] != nil || changed["RSSI"] != nil)
         default:
             break
@@ -251,15 +288,20 @@ public final class BlueZCapture {
     private func deviceFound(_ path: String) {
         guard mode == .dbus else { return }
         let call = DBusMessage.methodCall(
-            destination: BlueZScan.service, path: path, interface: BlueZScan.properties, member: "GetAll", [.string("org.bluez.Device1")])
-        guard let reply = try? bus.call(call, timeoutMilliseconds: 2_000, serving: dispatch), let properties = reply.arguments.first else { return }
+            destination: BlueZScan.service, path: path, interface: BlueZScan.properties, member: "GetAll",
+            [.string("org.bluez.Device1")])
+        guard let reply = try? bus.call(call, timeoutMilliseconds: 2_000, serving: dispatch),
+            let properties = reply.arguments.first
+        else { return }
         update(path, with: properties, announce: true)
     }
 
     /// Folds Device1 properties into what is known of the device; when announced and complete enough,
     /// queues a synthesised advertising report.
     private func update(_ path: String, with properties: DBusValue, announce: Bool) {
-        guard let (adapter, address) = BlueZAdvert.device(path: path), channels.contains(where: { $0.scan.index == adapter }) else { return }
+        guard let (adapter, address) = BlueZAdvert.device(path: path),
+            channels.contains(where: { $0.scan.index == adapter })
+        else { return }
         var device = devices[path] ?? Device()
         if let type = properties["AddressType"]?.string { device.random = type == "random" }
         if let rssi = properties["RSSI"]?.int { device.rssi = Int8(clamping: rssi) }
@@ -271,7 +313,8 @@ public final class BlueZCapture {
         }
         devices[path] = device
         guard announce, !device.manufacturerData.isEmpty,
-            let report = BlueZAdvert.report(address: address, random: device.random, manufacturerData: device.manufacturerData, rssi: device.rssi)
+            let report = BlueZAdvert.report(
+                address: address, random: device.random, manufacturerData: device.manufacturerData, rssi: device.rssi)
         else { return }
         pending.append((adapter, report))
     }
@@ -280,14 +323,17 @@ public final class BlueZCapture {
     private func maintain() {
         for channel in channels {
             if channel.scanning {
-                channel.recovery.watch(&channel.ladder, now: roundTime, lastHeard: channel.lastHeard, adapter: channel.name, report: onReport)
+                channel.recovery.watch(
+                    &channel.ladder, now: roundTime, lastHeard: channel.lastHeard, adapter: channel.name,
+                    report: onReport)
             } else if roundTime >= channel.nextRetry {
                 channel.nextRetry = roundTime + settings.reopenMilliseconds * 1_000_000
                 if (try? channel.scan.start(on: bus, serving: dispatch)) != nil {
                     channel.scanning = true
                     channel.lastHeard = roundTime
                     channel.ladder = settings.recovery.map(RecoveryLadder.init(policy:))
-                    onReport(HCICapture.Report(adapter: channel.name, event: .back(channel.scan.method?.rawValue ?? "")))
+                    onReport(
+                        HCICapture.Report(adapter: channel.name, event: .back(channel.scan.method?.rawValue ?? "")))
                 }
             }
         }

@@ -41,22 +41,30 @@ final class BlueZScan {
     func start(on bus: DBusConnection, serving: @escaping (DBusMessage) -> Void) throws(DBusError) -> Method {
         let objects = try Self.managedObjects(on: bus)
         guard let interfaces = objects[path], let adapter = interfaces[Self.adapterInterface] else {
-            throw DBusError(name: "org.bluez.Error.DoesNotExist", message: "bluetoothd has no adapter hci\(index) (is it plugged in? `bluetoothctl list`)")
+            throw DBusError(
+                name: "org.bluez.Error.DoesNotExist",
+                message: "bluetoothd has no adapter hci\(index) (is it plugged in? `bluetoothctl list`)")
         }
         let serve = { [self] (message: DBusMessage) in if !self.serve(message, on: bus) { serving(message) } }
         if adapter["Powered"]?.bool == false { try setPowered(true, on: bus, serving: serve) }
         if interfaces[Self.monitorManagerInterface] != nil && !patterns.isEmpty {
             try bus.call(
-                .methodCall(destination: Self.service, path: path, interface: Self.monitorManagerInterface, member: "RegisterMonitor", [.objectPath(root)]),
+                .methodCall(
+                    destination: Self.service, path: path, interface: Self.monitorManagerInterface,
+                    member: "RegisterMonitor", [.objectPath(root)]),
                 serving: serve)
             method = .advertisementMonitor
         } else {
             try bus.call(
                 .methodCall(
-                    destination: Self.service, path: path, interface: Self.adapterInterface, member: "SetDiscoveryFilter",
+                    destination: Self.service, path: path, interface: Self.adapterInterface,
+                    member: "SetDiscoveryFilter",
                     [.properties([("Transport", .string("le")), ("DuplicateData", .bool(true))])]),
                 serving: serve)
-            try bus.call(.methodCall(destination: Self.service, path: path, interface: Self.adapterInterface, member: "StartDiscovery"), serving: serve)
+            try bus.call(
+                .methodCall(
+                    destination: Self.service, path: path, interface: Self.adapterInterface, member: "StartDiscovery"),
+                serving: serve)
             method = .discovery
         }
         return method!
@@ -72,10 +80,15 @@ final class BlueZScan {
             switch method {
             case .advertisementMonitor:
                 try bus.call(
-                    .methodCall(destination: Self.service, path: path, interface: Self.monitorManagerInterface, member: "UnregisterMonitor", [.objectPath(root)]),
+                    .methodCall(
+                        destination: Self.service, path: path, interface: Self.monitorManagerInterface,
+                        member: "UnregisterMonitor", [.objectPath(root)]),
                     serving: serve)
             case .discovery:
-                try bus.call(.methodCall(destination: Self.service, path: path, interface: Self.adapterInterface, member: "StopDiscovery"), serving: serve)
+                try bus.call(
+                    .methodCall(
+                        destination: Self.service, path: path, interface: Self.adapterInterface, member: "StopDiscovery"
+                    ), serving: serve)
             }
             return nil
         } catch {
@@ -96,10 +109,13 @@ final class BlueZScan {
 
     /// Answers bluetoothd's calls to this scan's objects; false for any other message.
     func serve(_ message: DBusMessage, on bus: DBusConnection) -> Bool {
-        guard message.kind == .methodCall, let target = message.path, target == root || target == monitorPath else { return false }
+        guard message.kind == .methodCall, let target = message.path, target == root || target == monitorPath else {
+            return false
+        }
         switch (message.interface, message.member) {
         case (Self.objectManager, "GetManagedObjects"):
-            bus.send(message.reply([.array(element: "{oa{sa{sv}}}", [.dictEntry(.objectPath(monitorPath), interfaces)])]))
+            bus.send(
+                message.reply([.array(element: "{oa{sa{sv}}}", [.dictEntry(.objectPath(monitorPath), interfaces)])]))
         case (Self.properties, "GetAll"):
             bus.send(message.reply([target == monitorPath ? monitorProperties : .properties([])]))
         case (Self.properties, "Get"):
@@ -112,10 +128,14 @@ final class BlueZScan {
         case (Self.monitorInterface, "DeviceFound"):
             bus.send(message.reply())
             if let device = message.arguments.first?.string { onDeviceFound(device) }
-        case (Self.monitorInterface, "Activate"), (Self.monitorInterface, "Release"), (Self.monitorInterface, "DeviceLost"):
+        case (Self.monitorInterface, "Activate"), (Self.monitorInterface, "Release"),
+            (Self.monitorInterface, "DeviceLost"):
             bus.send(message.reply())
         default:
-            bus.send(message.error("org.freedesktop.DBus.Error.UnknownMethod", "\(message.interface ?? "").\(message.member ?? "") is not here"))
+            bus.send(
+                message.error(
+                    "org.freedesktop.DBus.Error.UnknownMethod",
+                    "\(message.interface ?? "").\(message.member ?? "") is not here"))
         }
         return true
     }
@@ -134,12 +154,15 @@ final class BlueZScan {
 
     /// bluetoothd's objects: path → interface → properties.
     static func managedObjects(on bus: DBusConnection) throws(DBusError) -> [String: [String: DBusValue]] {
-        let reply = try bus.call(.methodCall(destination: service, path: "/", interface: objectManager, member: "GetManagedObjects"))
+        let reply = try bus.call(
+            .methodCall(destination: service, path: "/", interface: objectManager, member: "GetManagedObjects"))
         var objects: [String: [String: DBusValue]] = [:]
         for (path, interfaces) in reply.arguments.first?.entries ?? [] {
             guard let path = path.string else { continue }
             var byName: [String: DBusValue] = [:]
-            for (name, properties) in interfaces.entries ?? [] { if let name = name.string { byName[name] = properties } }
+            for (name, properties) in interfaces.entries ?? [] {
+                if let name = name.string { byName[name] = properties }
+            }
             objects[path] = byName
         }
         return objects

@@ -1,5 +1,6 @@
-import BeaconPOSIX
 public import BeaconDBus
+import BeaconPOSIX
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -32,9 +33,11 @@ public struct BluetoothdProbe: Sendable {
             adapters.append(
                 Adapter(
                     name: String(path.dropFirst("/org/bluez/".count)), address: adapter["Address"]?.string ?? "",
-                    powered: adapter["Powered"]?.bool ?? false, monitorAPI: interfaces[BlueZScan.monitorManagerInterface] != nil))
+                    powered: adapter["Powered"]?.bool ?? false,
+                    monitorAPI: interfaces[BlueZScan.monitorManagerInterface] != nil))
         }
-        return BluetoothdProbe(running: true, processID: pid, executable: pid.flatMap(Self.executable(of:)), adapters: adapters)
+        return BluetoothdProbe(
+            running: true, processID: pid, executable: pid.flatMap(Self.executable(of:)), adapters: adapters)
     }
 
     /// argv[0] of a process, from /proc/PID/cmdline (readable by anyone where /proc is not mounted hidepid).

@@ -1,6 +1,6 @@
+import BeaconPOSIX
 public import BeaconWire
 import SystemPackage
-import BeaconPOSIX
 
 /// Why a capture file cannot be replayed, worded for the one line a user sees.
 public struct CaptureFileError: Error, CustomStringConvertible {
@@ -20,7 +20,9 @@ public final class CaptureFile {
     /// Container-level drops (truncation, corrupt headers, unreadable lines) so far.
     public var counters: DecodeCounters { stream.counters }
 
-    public init(path: String, bufferCapacity: Int = CaptureStream<FileByteSource>.defaultCapacity) throws(CaptureFileError) {
+    public init(path: String, bufferCapacity: Int = CaptureStream<FileByteSource>.defaultCapacity)
+        throws(CaptureFileError)
+    {
         self.path = path
         do {
             descriptor = try FileDescriptor.open(FilePath(path), .readOnly, options: [.closeOnExec])
@@ -36,7 +38,9 @@ public final class CaptureFile {
             case .unknownFormat(let firstBytes):
                 throw CaptureFileError(
                     path: path,
-                    reason: "not a capture beacond can read (first bytes \(firstBytes); expected pcap, pcapng, btsnoop or hex text)")
+                    reason:
+                        "not a capture beacond can read (first bytes \(firstBytes); expected pcap, pcapng, btsnoop or hex text)"
+                )
             case .read(let cause): throw CaptureFileError(path: path, reason: Self.describe(cause))
             }
         }

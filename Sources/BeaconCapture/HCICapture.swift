@@ -1,5 +1,6 @@
 import BeaconPOSIX
 public import BeaconWire
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -84,7 +85,9 @@ public final class HCICapture {
 
     /// Opens every adapter (by name or address); the first that cannot be opened is the error, so a daemon
     /// never starts without the radio it was told to use.
-    public init(adapters: [String], settings: Settings, onReport: @escaping (Report) -> Void = { _ in }) throws(HCIError) {
+    public init(adapters: [String], settings: Settings, onReport: @escaping (Report) -> Void = { _ in })
+        throws(HCIError)
+    {
         self.settings = settings
         self.onReport = onReport
         openManagement = { () throws(HCIError) in try MgmtSocket() }
@@ -102,13 +105,17 @@ public final class HCICapture {
     /// Wraps sockets already open that speak H4 (a fake controller in tests and benchmarks).
     public convenience init(sockets: [HCISocket], settings: Settings, onReport: @escaping (Report) -> Void = { _ in }) {
         self.init(
-            sockets: sockets, settings: settings, openManagement: { () throws(HCIError) in try MgmtSocket() }, rfkillPath: "/dev/rfkill",
+            sockets: sockets, settings: settings, openManagement: { () throws(HCIError) in try MgmtSocket() },
+            rfkillPath: "/dev/rfkill",
             onReport: onReport)
     }
 
     /// Wraps sockets already open (a fake controller in tests), with a management channel of the test's.
-    init(sockets: [HCISocket], settings: Settings, openManagement: @escaping () throws(HCIError) -> MgmtSocket, rfkillPath: String,
-         onReport: @escaping (Report) -> Void) {
+    init(
+        sockets: [HCISocket], settings: Settings, openManagement: @escaping () throws(HCIError) -> MgmtSocket,
+        rfkillPath: String,
+        onReport: @escaping (Report) -> Void
+    ) {
         self.settings = settings
         self.onReport = onReport
         self.openManagement = openManagement
@@ -116,7 +123,9 @@ public final class HCICapture {
         let now = SystemTime.monotonicNanoseconds()
         roundTime = now
         channels = sockets.map { socket in
-            Channel(name: socket.name, open: Self.prepare(socket, settings, openManagement, rfkillPath), policy: settings.recovery, now: now)
+            Channel(
+                name: socket.name, open: Self.prepare(socket, settings, openManagement, rfkillPath),
+                policy: settings.recovery, now: now)
         }
         rebuildPollers()
     }
@@ -128,16 +137,20 @@ public final class HCICapture {
     /// A scanner on the socket, and the ladder's steps for it: rescan with beacond's own commands, power-cycle
     /// through mgmt.
     private static func prepare(
-        _ socket: HCISocket, _ settings: Settings, _ openManagement: @escaping () throws(HCIError) -> MgmtSocket, _ rfkillPath: String
+        _ socket: HCISocket, _ settings: Settings, _ openManagement: @escaping () throws(HCIError) -> MgmtSocket,
+        _ rfkillPath: String
     ) -> Open {
         let scanner = HCIScanner(socket: socket)
         let recovery = AdapterRecovery(
             deviceID: socket.deviceID,
             rescan: { () throws(HCIError) in
                 scanner.stop()
-                try scanner.start(intervalMilliseconds: settings.intervalMilliseconds, windowMilliseconds: settings.windowMilliseconds)
+                try scanner.start(
+                    intervalMilliseconds: settings.intervalMilliseconds, windowMilliseconds: settings.windowMilliseconds
+                )
             },
-            powerCycle: AdapterRecovery.managementPowerCycle(deviceID: socket.deviceID, open: openManagement), rfkillPath: rfkillPath)
+            powerCycle: AdapterRecovery.managementPowerCycle(deviceID: socket.deviceID, open: openManagement),
+            rfkillPath: rfkillPath)
         return Open(socket: socket, scanner: scanner, recovery: recovery)
     }
 
@@ -152,7 +165,8 @@ public final class HCICapture {
             guard let open = channel.open else { continue }
             modes.append(
                 try open.scanner.start(
-                    intervalMilliseconds: settings.intervalMilliseconds, windowMilliseconds: settings.windowMilliseconds))
+                    intervalMilliseconds: settings.intervalMilliseconds, windowMilliseconds: settings.windowMilliseconds
+                ))
         }
         roundTime = SystemTime.monotonicNanoseconds()
         for channel in channels { channel.lastHeard = roundTime }
@@ -173,7 +187,8 @@ public final class HCICapture {
     /// then runs the watchdogs and reopens adapters that went away. Returns how many events were read.
     @discardableResult
     public func poll(timeoutMilliseconds: Int32, _ body: (CaptureRecord) throws -> Void) throws -> Int {
-        let wait = Self.wait(timeoutMilliseconds, until: Self.nextDecision(of: channels.lazy.map { ($0.ladder, $0.lastHeard) }))
+        let wait = Self.wait(
+            timeoutMilliseconds, until: Self.nextDecision(of: channels.lazy.map { ($0.ladder, $0.lastHeard) }))
         let ready = pollers.withUnsafeMutableBufferPointer { Glibc.poll($0.baseAddress, nfds_t($0.count), wait) }
         if ready < 0 && errno != EINTR { throw HCISocket.failure(errno, "wait for", name: "the adapters") }
         if ready > 0 { Self.gather(settings.gatherMilliseconds) }
@@ -198,8 +213,13 @@ public final class HCICapture {
                 for packetIndex in 0..<received {
                     let packet = packets[packetIndex]
                     count += 1
-                    if settings.livenessFromAnyAdvert && Self.isAdvertisingReport(packet) { channel.lastHeard = roundTime }
-                    try body(CaptureRecord(time: CaptureTime(nanosecondsSinceEpoch: roundTime), link: .h4(incoming: true), adapter: socket.deviceID, payload: packet))
+                    if settings.livenessFromAnyAdvert && Self.isAdvertisingReport(packet) {
+                        channel.lastHeard = roundTime
+                    }
+                    try body(
+                        CaptureRecord(
+                            time: CaptureTime(nanosecondsSinceEpoch: roundTime), link: .h4(incoming: true),
+                            adapter: socket.deviceID, payload: packet))
                 }
                 if received < HCICapture.batch { break }
             }
@@ -214,7 +234,9 @@ public final class HCICapture {
         var reopened = false
         for channel in channels {
             if let recovery = channel.open?.recovery {
-                recovery.watch(&channel.ladder, now: roundTime, lastHeard: channel.lastHeard, adapter: channel.name, report: onReport)
+                recovery.watch(
+                    &channel.ladder, now: roundTime, lastHeard: channel.lastHeard, adapter: channel.name,
+                    report: onReport)
             } else if roundTime >= channel.nextReopen {
                 channel.nextReopen = roundTime + settings.reopenMilliseconds * 1_000_000
                 if let mode = reopen(channel) {
@@ -253,7 +275,7 @@ public final class HCICapture {
         let id = try HCISocket.deviceID(named: name)
         do {
             return try HCISocket(deviceID: id)
-        } catch where error.code == .adapterDown {
+        } catch  where error.code == .adapterDown {
             try HCISocket.setDevice(id, up: true)
             return try HCISocket(deviceID: id)
         }
@@ -284,7 +306,8 @@ public final class HCICapture {
 
     /// An H4 event packet carrying advertising reports (legacy, extended or directed).
     static func isAdvertisingReport(_ packet: UnsafeRawBufferPointer) -> Bool {
-        packet.first == HCIPacket.Kind.event.rawValue && LEMetaEvent.carriesAdvertisingReports(UnsafeRawBufferPointer(rebasing: packet.dropFirst()))
+        packet.first == HCIPacket.Kind.event.rawValue
+            && LEMetaEvent.carriesAdvertisingReports(UnsafeRawBufferPointer(rebasing: packet.dropFirst()))
     }
 
     /// Sleeps the gathering delay (nothing when 0).

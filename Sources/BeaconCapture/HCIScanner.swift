@@ -28,12 +28,15 @@ public final class HCIScanner {
         case .extended:
             try check(
                 socket.command(
-                    HCICommand.setExtendedScanParameters(intervalMilliseconds: intervalMilliseconds, windowMilliseconds: windowMilliseconds)),
+                    HCICommand.setExtendedScanParameters(
+                        intervalMilliseconds: intervalMilliseconds, windowMilliseconds: windowMilliseconds)),
                 "LE Set Extended Scan Parameters")
             try check(socket.command(HCICommand.setExtendedScanEnable(true)), "LE Set Extended Scan Enable")
         case .legacy:
             try check(
-                socket.command(HCICommand.setScanParameters(intervalMilliseconds: intervalMilliseconds, windowMilliseconds: windowMilliseconds)),
+                socket.command(
+                    HCICommand.setScanParameters(
+                        intervalMilliseconds: intervalMilliseconds, windowMilliseconds: windowMilliseconds)),
                 "LE Set Scan Parameters")
             try check(socket.command(HCICommand.setScanEnable(true)), "LE Set Scan Enable")
         }
@@ -61,7 +64,8 @@ public final class HCIScanner {
 
     private func check(_ completion: HCICommand.Completion, _ what: String) throws(HCIError) {
         guard completion.status == 0 else {
-            throw HCIError(.controller, "\(socket.name) refused \(what): HCI status 0x\(String(completion.status, radix: 16))")
+            throw HCIError(
+                .controller, "\(socket.name) refused \(what): HCI status 0x\(String(completion.status, radix: 16))")
         }
     }
 }

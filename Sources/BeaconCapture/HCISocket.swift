@@ -1,6 +1,7 @@
-internal import CBlueZ
 import BeaconPOSIX
 public import BeaconWire
+internal import CBlueZ
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -36,7 +37,9 @@ public final class HCISocket: @unchecked Sendable {
     public static func deviceID(named name: String) throws(HCIError) -> UInt16 {
         if name.hasPrefix("hci"), let number = UInt16(name.dropFirst(3)) { return number }
         let id = hci_devid(name)
-        guard id >= 0 else { throw HCIError(.noAdapter, "no Bluetooth adapter with address \(name) (see `hciconfig` or `btmgmt info`)") }
+        guard id >= 0 else {
+            throw HCIError(.noAdapter, "no Bluetooth adapter with address \(name) (see `hciconfig` or `btmgmt info`)")
+        }
         return UInt16(id)
     }
 
@@ -68,7 +71,9 @@ public final class HCISocket: @unchecked Sendable {
         guard fd < 0 else { return fd }
         let error = errno
         if error == EAFNOSUPPORT || error == EPROTONOSUPPORT {
-            throw HCIError(.noBluetooth, "this kernel has no Bluetooth support (load the bluetooth module, or use a kernel with it)")
+            throw HCIError(
+                .noBluetooth,
+                "this kernel has no Bluetooth support (load the bluetooth module, or use a kernel with it)")
         }
         throw failure(error, doing, name: name)
     }
@@ -81,7 +86,9 @@ public final class HCISocket: @unchecked Sendable {
         address.hci_dev = device
         address.hci_channel = channel
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_hci>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_hci>.size))
+            }
         }
         return bound == 0 ? nil : errno
     }
@@ -100,14 +107,17 @@ public final class HCISocket: @unchecked Sendable {
     }
 
     private static func setDevice(_ deviceID: UInt16, up: Bool, through descriptor: Int32) throws(HCIError) {
-        let result = up ? beacond_hci_device_up(descriptor, Int32(deviceID)) : beacond_hci_device_down(descriptor, Int32(deviceID))
+        let result =
+            up
+            ? beacond_hci_device_up(descriptor, Int32(deviceID)) : beacond_hci_device_down(descriptor, Int32(deviceID))
         guard result != 0 else { return }
         let error = errno
         let name = "hci\(deviceID)"
         let what = up ? "HCIDEVUP" : "HCIDEVDOWN"
         switch error {
         case EALREADY where up: return
-        case EPERM, EACCES: throw HCIError(.permission, "\(what) on \(name) needs CAP_NET_ADMIN (or `sudo hciconfig \(name) up`)")
+        case EPERM, EACCES:
+            throw HCIError(.permission, "\(what) on \(name) needs CAP_NET_ADMIN (or `sudo hciconfig \(name) up`)")
         case ERFKILL: throw HCIError(.adapterDown, "\(name) is blocked by rfkill: `sudo rfkill unblock bluetooth`")
         default: throw HCIError(.adapterDown, "\(what) on \(name) failed: \(String(cString: strerror(error)))")
         }
@@ -135,7 +145,8 @@ public final class HCISocket: @unchecked Sendable {
     }
 
     /// Sends a command packet and waits for its Command Complete or Status, skipping other events meanwhile.
-    public func command(_ packet: [UInt8], timeoutMilliseconds: Int32 = 2_000) throws(HCIError) -> HCICommand.Completion {
+    public func command(_ packet: [UInt8], timeoutMilliseconds: Int32 = 2_000) throws(HCIError) -> HCICommand.Completion
+    {
         let opcode = UInt16(packet[1]) | UInt16(packet[2]) << 8
         let written = retryingOnInterrupt { packet.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) } }
         guard written == packet.count else { throw Self.failure(errno, "send a command to", name: name) }
@@ -150,7 +161,8 @@ public final class HCISocket: @unchecked Sendable {
             let answer = HCICommand.Completion(h4: UnsafeRawBufferPointer(rebasing: buffer[..<count]))
             if let answer, answer.opcode == opcode { return answer }
         }
-        throw HCIError(.timeout, "\(name) did not answer command 0x\(String(opcode, radix: 16)) within \(timeoutMilliseconds) ms")
+        throw HCIError(
+            .timeout, "\(name) did not answer command 0x\(String(opcode, radix: 16)) within \(timeoutMilliseconds) ms")
     }
 
     /// Reads one packet into `buffer`; 0 when nothing came within the timeout.
@@ -168,7 +180,9 @@ public final class HCISocket: @unchecked Sendable {
         let count = Glibc.read(descriptor, buffer.baseAddress, buffer.count)
         if count < 0 {
             if errno == EINTR || errno == EAGAIN { return 0 }
-            if errno == ENODEV || errno == ENETDOWN { throw HCIError(.noAdapter, "\(name) went away (unplugged or powered off)") }
+            if errno == ENODEV || errno == ENETDOWN {
+                throw HCIError(.noAdapter, "\(name) went away (unplugged or powered off)")
+            }
             throw Self.failure(errno, "read from", name: name)
         }
         if count == 0 { throw HCIError(.io, "\(name) closed") }
@@ -183,7 +197,9 @@ public final class HCISocket: @unchecked Sendable {
             if count > 0 && batch[0].isEmpty { throw HCIError(.io, "\(name) went away") }
             return count
         case .failure(let error):
-            if error.code == ENODEV || error.code == ENETDOWN { throw HCIError(.noAdapter, "\(name) went away (unplugged or powered off)") }
+            if error.code == ENODEV || error.code == ENETDOWN {
+                throw HCIError(.noAdapter, "\(name) went away (unplugged or powered off)")
+            }
             throw Self.failure(error.code, "read from", name: name)
         }
     }
@@ -191,7 +207,10 @@ public final class HCISocket: @unchecked Sendable {
     static func failure(_ error: Int32, _ doing: String, name: String) -> HCIError {
         switch error {
         case EPERM, EACCES:
-            HCIError(.permission, "cannot \(doing) \(name): raw HCI needs CAP_NET_RAW (run as root, or `sudo setcap cap_net_raw,cap_net_admin+ep beacond`, or use the systemd unit)")
+            HCIError(
+                .permission,
+                "cannot \(doing) \(name): raw HCI needs CAP_NET_RAW (run as root, or `sudo setcap cap_net_raw,cap_net_admin+ep beacond`, or use the systemd unit)"
+            )
         default:
             HCIError(.io, "cannot \(doing) \(name): \(String(cString: strerror(error)))")
         }

@@ -37,7 +37,8 @@ public enum RadioBackend: String, Sendable, CaseIterable {
             return (capture, try capture.start().map(\.rawValue))
         case .monitor, .dbus:
             let capture = try BlueZCapture(
-                mode: self == .monitor ? .monitor : .dbus, adapters: adapters, regions: regions, settings: settings, onReport: onReport)
+                mode: self == .monitor ? .monitor : .dbus, adapters: adapters, regions: regions, settings: settings,
+                onReport: onReport)
             return (capture, try capture.start())
         }
     }

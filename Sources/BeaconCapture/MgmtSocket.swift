@@ -1,6 +1,7 @@
-internal import CBlueZ
 import BeaconPOSIX
 import BeaconWire
+internal import CBlueZ
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -35,10 +36,14 @@ final class MgmtSocket {
         let deadline = HCISocket.milliseconds() + Int64(timeoutMilliseconds)
         while true {
             let remaining = deadline - HCISocket.milliseconds()
-            guard remaining > 0 else { throw HCIError(.timeout, "the kernel did not answer \(what) within \(timeoutMilliseconds) ms") }
+            guard remaining > 0 else {
+                throw HCIError(.timeout, "the kernel did not answer \(what) within \(timeoutMilliseconds) ms")
+            }
             var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
             guard poll(&poller, 1, Int32(remaining)) > 0 else { continue }
-            let count = retryingOnInterrupt { buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) } }
+            let count = retryingOnInterrupt {
+                buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            }
             guard count > 0 else {
                 if count < 0 && errno == EAGAIN { continue }
                 throw Self.failure(count < 0 ? errno : EPIPE, what)

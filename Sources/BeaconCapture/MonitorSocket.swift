@@ -1,4 +1,5 @@
 internal import CBlueZ
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,7 +10,9 @@ import Glibc
 final class MonitorSocket {
     /// Monitor opcodes beacond acts on (BlueZ's btsnoop/monitor definitions).
     enum Opcode: UInt16 {
-        case newIndex = 0, deleteIndex = 1, event = 3
+        case newIndex = 0
+        case deleteIndex = 1
+        case event = 3
     }
 
     let descriptor: Int32
@@ -19,7 +22,10 @@ final class MonitorSocket {
         if let error = HCISocket.bind(fd, device: UInt16(HCI_DEV_NONE), channel: UInt16(HCI_CHANNEL_MONITOR)) {
             close(fd)
             if error == EPERM || error == EACCES {
-                throw HCIError(.permission, "the HCI monitor channel needs CAP_NET_RAW (run as root, or `sudo setcap cap_net_raw,cap_net_admin+ep beacond`, or use the systemd unit)")
+                throw HCIError(
+                    .permission,
+                    "the HCI monitor channel needs CAP_NET_RAW (run as root, or `sudo setcap cap_net_raw,cap_net_admin+ep beacond`, or use the systemd unit)"
+                )
             }
             throw HCISocket.failure(error, "bind the HCI monitor channel for", name: "the adapters")
         }
@@ -32,7 +38,8 @@ final class MonitorSocket {
     func receive(into batch: PacketBatch) throws(HCIError) -> Int {
         switch batch.receive(from: descriptor) {
         case .success(let count): return count
-        case .failure(let error): throw HCISocket.failure(error.code, "read the monitor channel for", name: "the adapters")
+        case .failure(let error):
+            throw HCISocket.failure(error.code, "read the monitor channel for", name: "the adapters")
         }
     }
 

@@ -1,4 +1,5 @@
 import CSystemShims
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -27,7 +28,8 @@ final class PacketBatch {
     /// Reads what waits on `descriptor`, up to the batch's capacity; the number read (0: nothing waited), or the
     /// errno of a failed read.
     func receive(from descriptor: Int32) -> Result<Int, Errno32> {
-        let received = CSystemShims_receiveMany(descriptor, storage.baseAddress, UInt32(Self.slot), UInt32(capacity), lengths)
+        let received = CSystemShims_receiveMany(
+            descriptor, storage.baseAddress, UInt32(Self.slot), UInt32(capacity), lengths)
         guard received >= 0 else {
             count = 0
             return .failure(Errno32(errno))

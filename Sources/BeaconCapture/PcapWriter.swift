@@ -14,7 +14,8 @@ public final class PcapWriter {
         self.path = path
         do {
             descriptor = try FileDescriptor.open(
-                path, .writeOnly, options: [.create, .truncate, .closeOnExec], permissions: [.ownerReadWrite, .groupRead])
+                path, .writeOnly, options: [.create, .truncate, .closeOnExec],
+                permissions: [.ownerReadWrite, .groupRead])
         } catch {
             throw CaptureFileError(path: path, reason: "\(error)")
         }
@@ -29,12 +30,16 @@ public final class PcapWriter {
     deinit { try? descriptor.close() }
 
     /// Appends one H4 packet (type byte first) received by the host at `time`.
-    public func append(_ packet: UnsafeRawBufferPointer, time: CaptureTime, incoming: Bool = true) throws(CaptureFileError) {
+    public func append(_ packet: UnsafeRawBufferPointer, time: CaptureTime, incoming: Bool = true)
+        throws(CaptureFileError)
+    {
         let seconds = time.nanosecondsSinceEpoch / 1_000_000_000
         let micros = (time.nanosecondsSinceEpoch % 1_000_000_000) / 1_000
         let length = UInt32(packet.count + 4)
         scratch.removeAll(keepingCapacity: true)
-        scratch += Self.le32(UInt32(truncatingIfNeeded: seconds)) + Self.le32(UInt32(micros)) + Self.le32(length) + Self.le32(length)
+        scratch +=
+            Self.le32(UInt32(truncatingIfNeeded: seconds)) + Self.le32(UInt32(micros)) + Self.le32(length)
+            + Self.le32(length)
         scratch += [0, 0, 0, incoming ? 1 : 0]
         scratch += packet
         try write(scratch)

@@ -1,5 +1,6 @@
 internal import CDBus
 internal import CDBusLoad
+
 #if canImport(Glibc)
 import BeaconPOSIX
 import Glibc
@@ -29,7 +30,9 @@ public final class DBusConnection: @unchecked Sendable {
     public static func system() throws(DBusError) -> DBusConnection {
         try loadLibrary()
         var error = DBus.Error()
-        guard let raw = dbus_bus_get_private(DBUS_BUS_SYSTEM, &error.raw) else { throw error.take("connect to the system bus") }
+        guard let raw = dbus_bus_get_private(DBUS_BUS_SYSTEM, &error.raw) else {
+            throw error.take("connect to the system bus")
+        }
         return DBusConnection(raw)
     }
 
@@ -37,7 +40,9 @@ public final class DBusConnection: @unchecked Sendable {
     public static func open(address: String) throws(DBusError) -> DBusConnection {
         try loadLibrary()
         var error = DBus.Error()
-        guard let raw = dbus_connection_open_private(address, &error.raw) else { throw error.take("connect to \(address)") }
+        guard let raw = dbus_connection_open_private(address, &error.raw) else {
+            throw error.take("connect to \(address)")
+        }
         guard dbus_bus_register(raw, &error.raw) != 0 else {
             dbus_connection_close(raw)
             dbus_connection_unref(raw)
@@ -102,23 +107,29 @@ public final class DBusConnection: @unchecked Sendable {
     ) throws(DBusError) -> DBusMessage {
         var serial: UInt32 = 0
         guard dbus_connection_send(raw, message.raw, &serial) != 0 else {
-            throw DBusError(name: "org.freedesktop.DBus.Error.NoMemory", message: "cannot send \(message.member ?? "a call")")
+            throw DBusError(
+                name: "org.freedesktop.DBus.Error.NoMemory", message: "cannot send \(message.member ?? "a call")")
         }
         dbus_connection_flush(raw)
         let deadline = DBus.milliseconds() + Int64(timeoutMilliseconds)
         while true {
             let left = deadline - DBus.milliseconds()
             guard left > 0 else {
-                throw DBusError(name: "org.freedesktop.DBus.Error.Timeout", message: "no answer to \(message.member ?? "a call") within \(timeoutMilliseconds) ms")
+                throw DBusError(
+                    name: "org.freedesktop.DBus.Error.Timeout",
+                    message: "no answer to \(message.member ?? "a call") within \(timeoutMilliseconds) ms")
             }
             guard let incoming = receive(timeoutMilliseconds: Int32(min(left, 200))) else {
-                if !isConnected { throw DBusError(name: "org.freedesktop.DBus.Error.Disconnected", message: "the bus went away") }
+                if !isConnected {
+                    throw DBusError(name: "org.freedesktop.DBus.Error.Disconnected", message: "the bus went away")
+                }
                 continue
             }
             if incoming.replySerial == serial && (incoming.kind == .methodReturn || incoming.kind == .error) {
                 if incoming.kind == .error {
                     let text = incoming.arguments.first?.string ?? ""
-                    throw DBusError(name: incoming.errorName ?? "", message: "\(message.member ?? "call") failed: \(text)")
+                    throw DBusError(
+                        name: incoming.errorName ?? "", message: "\(message.member ?? "call") failed: \(text)")
                 }
                 return incoming
             }

@@ -12,13 +12,17 @@ public final class DBusMessage: @unchecked Sendable {
 
     deinit { dbus_message_unref(raw) }
 
-    public static func methodCall(destination: String, path: String, interface: String, member: String, _ arguments: [DBusValue] = []) -> DBusMessage {
+    public static func methodCall(
+        destination: String, path: String, interface: String, member: String, _ arguments: [DBusValue] = []
+    ) -> DBusMessage {
         let message = DBusMessage(taking: dbus_message_new_method_call(destination, path, interface, member))
         message.append(arguments)
         return message
     }
 
-    public static func signal(path: String, interface: String, member: String, _ arguments: [DBusValue] = []) -> DBusMessage {
+    public static func signal(path: String, interface: String, member: String, _ arguments: [DBusValue] = [])
+        -> DBusMessage
+    {
         let message = DBusMessage(taking: dbus_message_new_signal(path, interface, member))
         message.append(arguments)
         return message
@@ -155,12 +159,14 @@ public final class DBusMessage: @unchecked Sendable {
         case "s", "o", "g":
             let pointer = basic(UnsafePointer<CChar>?.none)
             let text = pointer.map { String(cString: $0) } ?? ""
-            return type == UInt8(ascii: "s") ? .string(text) : type == UInt8(ascii: "o") ? .objectPath(text) : .signature(text)
+            return type == UInt8(ascii: "s")
+                ? .string(text) : type == UInt8(ascii: "o") ? .objectPath(text) : .signature(text)
         case "a":
-            let element = dbus_message_iter_get_signature(&iterator).map { pointer -> String in
-                defer { dbus_free(pointer) }
-                return String(String(cString: pointer).dropFirst())
-            } ?? ""
+            let element =
+                dbus_message_iter_get_signature(&iterator).map { pointer -> String in
+                    defer { dbus_free(pointer) }
+                    return String(String(cString: pointer).dropFirst())
+                } ?? ""
             return .array(element: element, children())
         case "e":
             let pair = children()

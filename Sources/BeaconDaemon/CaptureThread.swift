@@ -1,8 +1,9 @@
+import CSystemShims
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import CSystemShims
-import Synchronization
 
 /// A thread of its own for a loop that blocks in system calls (a capture source, the control socket), with the
 /// two flags every such loop needs around it: stop was asked for (the loop checks it), and the thread is still
@@ -18,17 +19,20 @@ final class CaptureThread: Sendable {
     /// returns at once.
     func start(name: String, _ body: @escaping @Sendable () -> Void) {
         runningFlag.store(true, ordering: .releasing)
-        let work = Unmanaged.passRetained(Work(name: name) { [self] in
-            body()
-            runningFlag.store(false, ordering: .releasing)
-        })
+        let work = Unmanaged.passRetained(
+            Work(name: name) { [self] in
+                body()
+                runningFlag.store(false, ordering: .releasing)
+            })
         var thread = pthread_t()
-        let created = pthread_create(&thread, nil, { context in
-            let work = Unmanaged<Work>.fromOpaque(context!).takeRetainedValue()
-            _ = CSystemShims_setThreadName(String(work.name.utf8.prefix(15))!)
-            work.body()
-            return nil
-        }, work.toOpaque())
+        let created = pthread_create(
+            &thread, nil,
+            { context in
+                let work = Unmanaged<Work>.fromOpaque(context!).takeRetainedValue()
+                _ = CSystemShims_setThreadName(String(work.name.utf8.prefix(15))!)
+                work.body()
+                return nil
+            }, work.toOpaque())
         // Only a lack of memory or of threads (EAGAIN) makes this fail; the daemon cannot run without its loops.
         precondition(created == 0, "pthread_create failed: \(created)")
         pthread_detach(thread)

@@ -1,4 +1,5 @@
 import CSystemShims
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -41,6 +42,7 @@ public enum ClockSynchronization {
             if access(timesync, F_OK) == 0 { return .unsynchronized }
             return .unknown(errno: refused)
         }
-        return maximumError < unsynchronisedError ? .synchronized(maximumErrorMicroseconds: maximumError) : .unsynchronized
+        return maximumError < unsynchronisedError
+            ? .synchronized(maximumErrorMicroseconds: maximumError) : .unsynchronized
     }
 }

@@ -35,7 +35,8 @@ public enum ControlClient {
         }
     }
 
-    public static func send(_ request: String, path: String, timeoutSeconds: Int = 5) throws(Failure) -> ControlResponse {
+    public static func send(_ request: String, path: String, timeoutSeconds: Int = 5) throws(Failure) -> ControlResponse
+    {
         let socket: UnixSocket
         do {
             socket = try UnixSocket.connect(path: path, timeoutSeconds: timeoutSeconds)
@@ -44,7 +45,9 @@ public enum ControlClient {
             case ENOENT, ECONNREFUSED:
                 throw Failure(description: "beacond is not running (nothing listens on \(path))", kind: .notRunning)
             case EACCES, EPERM:
-                throw Failure(description: "no permission to use \(path): run as root or as a member of the beacond group", kind: .permission)
+                throw Failure(
+                    description: "no permission to use \(path): run as root or as a member of the beacond group",
+                    kind: .permission)
             default:
                 throw Failure(description: "cannot reach beacond: \(error)", kind: .notRunning)
             }
@@ -55,7 +58,8 @@ public enum ControlClient {
             try socket.writeAll(line)
             answer = try socket.readAll(limit: 4 * 1024 * 1024)
         } catch {
-            throw Failure(description: "beacond did not answer on \(path) within \(timeoutSeconds) s: \(error)", kind: .noAnswer)
+            throw Failure(
+                description: "beacond did not answer on \(path) within \(timeoutSeconds) s: \(error)", kind: .noAnswer)
         }
         guard let response = try? JSONDecoder().decode(ControlResponse.self, from: Data(answer)) else {
             throw Failure(description: "beacond answered something that is not a control response", kind: .noAnswer)

@@ -1,3 +1,7 @@
+public import BeaconOutbox
+public import Logging
+public import ServiceLifecycle
+
 #if canImport(FoundationEssentials)
 import BeaconPOSIX
 import FoundationEssentials
@@ -7,9 +11,6 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-public import BeaconOutbox
-public import Logging
-public import ServiceLifecycle
 
 /// The control socket: a Unix stream socket in the runtime directory, mode 0660, so the daemon's user and
 /// group (and root) may connect and nobody else. `status` is for anyone who can connect; `refresh` and
@@ -69,13 +70,16 @@ public final class ControlServer: Service {
             for client in clients where client.deadline <= now { finish(client, line: nil) }
             clients.removeAll { $0.deadline <= now }
             let accepting = clients.count < Self.maximumClients
-            var descriptors = (accepting ? [socket.descriptor] : []).map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            var descriptors = (accepting ? [socket.descriptor] : []).map {
+                pollfd(fd: $0, events: Int16(POLLIN), revents: 0)
+            }
             descriptors += clients.map { pollfd(fd: $0.socket.descriptor, events: Int16(POLLIN), revents: 0) }
             let nearest = clients.map(\.deadline).min().map { max(0, $0 - now) } ?? 200
             let ready = poll(&descriptors, nfds_t(descriptors.count), Int32(min(200, nearest)))
             if ready < 0 {
                 if errno == EINTR { continue }
-                logger.error("control socket: poll failed; retrying", metadata: ["error": "\(String(cString: strerror(errno)))"])
+                logger.error(
+                    "control socket: poll failed; retrying", metadata: ["error": "\(String(cString: strerror(errno)))"])
                 usleep(500_000)
                 continue
             }
@@ -99,7 +103,9 @@ public final class ControlServer: Service {
             }
             var done: [Int] = []
             for index in 0..<polled where descriptors[offset + index].revents != 0 {
-                switch clients[index].socket.readAvailable(into: &clients[index].received, limit: ControlRequest.maximumBytes) {
+                switch clients[index].socket.readAvailable(
+                    into: &clients[index].received, limit: ControlRequest.maximumBytes)
+                {
                 case .more:
                     if let newline = clients[index].received.firstIndex(of: UInt8(ascii: "\n")) {
                         finish(clients[index], line: Array(clients[index].received[..<newline]))
@@ -126,7 +132,10 @@ public final class ControlServer: Service {
         let response =
             line.map { answer($0, from: client.socket) }
             ?? ControlResponse(
-                ok: false, error: "no request line within \(ControlRequest.maximumBytes) bytes and \(Self.requestDeadlineMilliseconds / 1_000) s")
+                ok: false,
+                error:
+                    "no request line within \(ControlRequest.maximumBytes) bytes and \(Self.requestDeadlineMilliseconds / 1_000) s"
+            )
         client.socket.setNonBlocking(false)
         try? client.socket.writeAll(response.line)
     }
@@ -139,24 +148,32 @@ public final class ControlServer: Service {
         case "status":
             return ControlResponse(ok: true, status: status())
         case "refresh", "retry-dead-letters":
-            guard let peer = client.peer, Self.mayRefresh(uid: peer.uid, gid: peer.gid, groups: client.peerGroups, socketGroup: socketGroup) else {
+            guard let peer = client.peer,
+                Self.mayRefresh(uid: peer.uid, gid: peer.gid, groups: client.peerGroups, socketGroup: socketGroup)
+            else {
                 return ControlResponse(ok: false, error: "\(request.request) is for root and the daemon's group")
             }
             if request.request == "retry-dead-letters" {
                 switch retryDeadLetters() {
                 case .success(let count):
-                    logger.notice("dead letters queued again", metadata: ["outbox.requeued": "\(count)", "peer.uid": "\(peer.uid)"])
-                    return ControlResponse(ok: true, message: "\(count) dead letter\(count == 1 ? "" : "s") queued again")
+                    logger.notice(
+                        "dead letters queued again",
+                        metadata: ["outbox.requeued": "\(count)", "peer.uid": "\(peer.uid)"])
+                    return ControlResponse(
+                        ok: true, message: "\(count) dead letter\(count == 1 ? "" : "s") queued again")
                 case .failure(let error):
                     return ControlResponse(ok: false, error: "\(error)")
                 }
             }
             refresh()
-            logger.info("missing-set refresh requested over the control socket", metadata: ["peer.uid": "\(client.peer?.uid ?? 0)"])
+            logger.info(
+                "missing-set refresh requested over the control socket",
+                metadata: ["peer.uid": "\(client.peer?.uid ?? 0)"])
             return ControlResponse(ok: true, message: "refresh requested")
         default:
             return ControlResponse(
-                ok: false, error: "unknown request \"\(request.request)\"; known: \(ControlRequest.known.joined(separator: ", "))")
+                ok: false,
+                error: "unknown request \"\(request.request)\"; known: \(ControlRequest.known.joined(separator: ", "))")
         }
     }
 

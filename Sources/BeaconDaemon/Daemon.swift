@@ -1,11 +1,16 @@
-import BeaconPOSIX
 import AsyncHTTPClient
 import BeaconCapture
 public import BeaconEngine
 import BeaconOutbox
+import BeaconPOSIX
 import BeaconRegistryClient
 import BeaconWire
 import DaemonSupport
+public import Logging
+import ServiceLifecycle
+import Synchronization
+import UnixSignals
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -14,10 +19,6 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-public import Logging
-import ServiceLifecycle
-import Synchronization
-import UnixSignals
 
 /// `beacond run`: capture, engine, registry and outbox wired into one service group.
 ///
@@ -93,7 +94,8 @@ public struct Daemon: Sendable {
             do {
                 try outbox.close()
             } catch {
-                logger.warning("outbox not closed cleanly; SQLite recovers it at the next start", metadata: ["error": "\(error)"])
+                logger.warning(
+                    "outbox not closed cleanly; SQLite recovers it at the next start", metadata: ["error": "\(error)"])
             }
         }
     }
@@ -102,7 +104,8 @@ public struct Daemon: Sendable {
         let configuration = self.configuration
         let state = configuration.stateDirectory
         do {
-            try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o750])
+            try FileManager.default.createDirectory(
+                atPath: state, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o750])
         } catch {
             throw StartError(description: "cannot create the state directory \(state): \(error)", exitCode: 73)
         }
@@ -110,12 +113,15 @@ public struct Daemon: Sendable {
         let capture = try makeCapture(logger: logger)
 
         let clients = HTTPClients()
-        let registry = SwitchableRegistry(try Self.makeRegistry(configuration, environment: environment, clients: clients))
+        let registry = SwitchableRegistry(
+            try Self.makeRegistry(configuration, environment: environment, clients: clients))
         let wallClock: @Sendable () -> Int64 = { SystemTime.wallMilliseconds() }
         let mailbox = MissingSetMailbox(MissingBikeSet(regions: configuration.regions))
         let refresher = MissingSetRefresher(
-            registry: registry, cache: BikeCache(path: state + "/missing-bikes.json"), regions: configuration.regions, mailbox: mailbox,
-            clock: ContinuousClock(), interval: .seconds(configuration.refreshInterval), logger: logger, wallClock: wallClock)
+            registry: registry, cache: BikeCache(path: state + "/missing-bikes.json"), regions: configuration.regions,
+            mailbox: mailbox,
+            clock: ContinuousClock(), interval: .seconds(configuration.refreshInterval), logger: logger,
+            wallClock: wallClock)
         if !refresher.loadCache() {
             // Nothing cached (a first start): without a set nothing can be detected, so one attempt at the
             // registry comes first, for half the unit's TimeoutStartSec at most. With a cache, capture starts at
@@ -123,29 +129,39 @@ public struct Daemon: Sendable {
             await refresher.firstRefresh(patience: .seconds(30))
         }
         // Live sightings carry monotonic times, labelled with the wall clock when it is synchronised (SightingClock).
-        let runtimeDirectory = environment["RUNTIME_DIRECTORY"]?.split(separator: ":").first.map(String.init)
-            ?? configuration.controlSocket.lastIndex(of: "/").map { String(configuration.controlSocket[..<$0]) } ?? "/run"
+        let runtimeDirectory =
+            environment["RUNTIME_DIRECTORY"]?.split(separator: ":").first.map(String.init)
+            ?? configuration.controlSocket.lastIndex(of: "/").map { String(configuration.controlSocket[..<$0]) }
+            ?? "/run"
         let systemClocks = SystemClocks(runtimeDirectory: runtimeDirectory)
-        let clocks: (@Sendable () -> ClockReading)? = capture.timeBase == .monotonic ? { @Sendable in systemClocks.reading() } : nil
+        let clocks: (@Sendable () -> ClockReading)? =
+            capture.timeBase == .monotonic ? { @Sendable in systemClocks.reading() } : nil
         let poster = SightingPoster(
-            outbox: outbox, registry: registry, clock: ContinuousClock(), logger: logger, wallClock: wallClock, systemClocks: clocks,
+            outbox: outbox, registry: registry, clock: ContinuousClock(), logger: logger, wallClock: wallClock,
+            systemClocks: clocks,
             clockWait: .seconds(configuration.clockSyncWait))
 
         let ring = AdvertRing(capacity: ringCapacity)
         let engine = EngineService(
-            configuration: configuration.engineConfiguration, location: (configuration.latitude, configuration.longitude), ring: ring,
-            capture: capture, mailbox: mailbox, outbox: outbox, nudgePoster: { poster.nudge() }, exitWhenDrained: exitWhenDrained,
+            configuration: configuration.engineConfiguration,
+            location: (configuration.latitude, configuration.longitude), ring: ring,
+            capture: capture, mailbox: mailbox, outbox: outbox, nudgePoster: { poster.nudge() },
+            exitWhenDrained: exitWhenDrained,
             onSighting: onSighting, logger: logger, clocks: clocks)
         let collector = StatusCollector(
-            version: ReleaseVersion.current, startedAt: SystemTime.wallMilliseconds(), startedMonotonic: SystemTime.monotonicNanoseconds(),
-            capture: capture.monitor, engine: engine.monitor, refresher: { refresher.status }, poster: { poster.statistics },
+            version: ReleaseVersion.current, startedAt: SystemTime.wallMilliseconds(),
+            startedMonotonic: SystemTime.monotonicNanoseconds(),
+            capture: capture.monitor, engine: engine.monitor, refresher: { refresher.status },
+            poster: { poster.statistics },
             outbox: outbox, stationBeacon: configuration.stationBeacon, clocks: clocks)
 
         let socketPath = configuration.controlSocket
         let control: ControlServer
         do {
-            let directory = socketPath.lastIndex(of: "/").map { String(socketPath[..<$0]) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/"
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o750])
+            let directory =
+                socketPath.lastIndex(of: "/").map { String(socketPath[..<$0]) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/"
+            try FileManager.default.createDirectory(
+                atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o750])
             control = try ControlServer(
                 path: socketPath, status: { collector.report() }, refresh: { refresher.refreshNow() },
                 retryDeadLetters: {
@@ -160,11 +176,14 @@ public struct Daemon: Sendable {
         }
 
         let notifier = SystemdNotifier(environment: environment)
-        let reload = reloader(registry: registry, clients: clients, refresher: refresher, poster: poster, logger: logger)
+        let reload = reloader(
+            registry: registry, clients: clients, refresher: refresher, poster: poster, logger: logger)
         let services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: StoppableService("poster", stop: { poster.stop() }) { await poster.run() }),
             .init(service: TaskService("refresher") { await refresher.run() }),
-            .init(service: engine, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup),
+            .init(
+                service: engine, successTerminationBehavior: .gracefullyShutdownGroup,
+                failureTerminationBehavior: .gracefullyShutdownGroup),
             .init(service: control),
             .init(service: HealthService(collector: collector, notifier: notifier, logger: logger)),
             .init(service: ReloadService(reload: reload)),
@@ -180,7 +199,8 @@ public struct Daemon: Sendable {
         logger.info(
             "beacond started",
             metadata: [
-                "version": "\(ReleaseVersion.current)", "station.id": "\(configuration.stationID)", "registry": "\(registry.displayName)",
+                "version": "\(ReleaseVersion.current)", "station.id": "\(configuration.stationID)",
+                "registry": "\(registry.displayName)",
                 "state.directory": "\(state)", "control.socket": "\(socketPath)",
             ])
         return Parts(services: services, capture: capture, clients: clients, outbox: outbox)
@@ -192,7 +212,7 @@ public struct Daemon: Sendable {
         let capacity = configuration.outboxCapacity
         do {
             return try Outbox(path: path, capacity: capacity)
-        } catch where error.code == .damaged {
+        } catch  where error.code == .damaged {
             let movedTo: String
             do {
                 movedTo = try DamagedFile.moveAside(
@@ -250,7 +270,9 @@ public struct Daemon: Sendable {
                     running.withLock { $0 = candidate }
                     let later = changed.filter { !DaemonConfiguration.reloadableKeys.contains($0) }
                     if !later.isEmpty {
-                        logger.warning("changed keys take effect at the next restart", metadata: ["keys": "\(later.joined(separator: ", "))"])
+                        logger.warning(
+                            "changed keys take effect at the next restart",
+                            metadata: ["keys": "\(later.joined(separator: ", "))"])
                     }
                     logger.notice("configuration reloaded", metadata: ["registry": "\(registry.displayName)"])
                     candidate.warnIfKeyTravelsInClear(logger: logger)
@@ -281,8 +303,10 @@ public struct Daemon: Sendable {
             }
             let registryConfiguration = RegistryConfiguration(
                 location: configuration.registryLocation, authentication: configuration.authentication, apiKey: key,
-                stationID: configuration.stationID, latitude: configuration.latitude, longitude: configuration.longitude)
-            return HTTPRegistry(configuration: registryConfiguration, client: clients.client(for: registryConfiguration))
+                stationID: configuration.stationID, latitude: configuration.latitude, longitude: configuration.longitude
+            )
+            return HTTPRegistry(
+                configuration: registryConfiguration, client: clients.client(for: registryConfiguration))
         }
     }
 }

@@ -40,9 +40,11 @@ public struct DaemonConfiguration: Sendable {
 
     /// The keys the file and the flags know, for `--help` and for "unknown key" errors.
     public static let keys = [
-        "station-id", "latitude", "longitude", "region", "backend", "adapter", "scan-interval-ms", "scan-window-ms", "stall-timeout",
+        "station-id", "latitude", "longitude", "region", "backend", "adapter", "scan-interval-ms", "scan-window-ms",
+        "stall-timeout",
         "registry", "auth", "api-key-file", "refresh-interval", "report-interval", "exit-timeout", "station-beacon",
-        "station-silence", "state-directory", "control-socket", "outbox-capacity", "clock-sync-wait", "capture-gather-ms",
+        "station-silence", "state-directory", "control-socket", "outbox-capacity", "clock-sync-wait",
+        "capture-gather-ms",
     ]
     static let repeatable: Set<String> = ["region", "adapter"]
 
@@ -74,8 +76,8 @@ public struct DaemonConfiguration: Sendable {
                     continue
                 }
                 if let earlier = seen[entry.key] {
-                    let where_ = earlier.map { " (first on line \($0))" } ?? ""
-                    errors.append(ConfigError(key: entry.key, line: entry.line, reason: "given twice\(where_)"))
+                    let firstLine = earlier.map { " (first on line \($0))" } ?? ""
+                    errors.append(ConfigError(key: entry.key, line: entry.line, reason: "given twice\(firstLine)"))
                     continue
                 }
                 seen[entry.key] = entry.line
@@ -93,7 +95,9 @@ public struct DaemonConfiguration: Sendable {
         }
         errors += configuration.crossChecks()
         // In file order; flags (line 0) first, then problems that belong to no single line.
-        let ordered = errors.enumerated().sorted { ($0.element.line ?? .max, $0.offset) < ($1.element.line ?? .max, $1.offset) }
+        let ordered = errors.enumerated().sorted {
+            ($0.element.line ?? .max, $0.offset) < ($1.element.line ?? .max, $1.offset)
+        }
         return (configuration, ordered.map(\.element))
     }
 
@@ -122,7 +126,9 @@ public struct DaemonConfiguration: Sendable {
         case "latitude": return decimal(-90...90) { $0.latitude = $1 }
         case "longitude": return decimal(-180...180) { $0.longitude = $1 }
         case "backend":
-            guard let backend = Backend(rawValue: value) else { return "expected \(Backend.spelledOut), got \"\(value)\"" }
+            guard let backend = Backend(rawValue: value) else {
+                return "expected \(Backend.spelledOut), got \"\(value)\""
+            }
             self.backend = backend
         case "scan-interval-ms": return decimal(2.5...10_240) { $0.scanIntervalMilliseconds = $1 }
         case "scan-window-ms": return decimal(2.5...10_240) { $0.scanWindowMilliseconds = $1 }
@@ -169,7 +175,9 @@ public struct DaemonConfiguration: Sendable {
         case "region":
             var parsed: [BeaconRegion] = []
             for (index, value) in values.enumerated() {
-                guard let region = BeaconRegion(value) else { return ("expected UUID or UUID:MAJOR, got \"\(value)\"", index) }
+                guard let region = BeaconRegion(value) else {
+                    return ("expected UUID or UUID:MAJOR, got \"\(value)\"", index)
+                }
                 parsed.append(region)
             }
             regions = parsed
@@ -190,7 +198,8 @@ public struct DaemonConfiguration: Sendable {
             errors.append(ConfigError(key: "scan-window-ms", reason: "must not be longer than scan-interval-ms"))
         }
         if let registry, registry.hasPrefix("http"), stationID == "beacond" {
-            errors.append(ConfigError(key: "station-id", reason: "name this station when reporting to a remote registry"))
+            errors.append(
+                ConfigError(key: "station-id", reason: "name this station when reporting to a remote registry"))
         }
         return errors
     }
@@ -198,13 +207,15 @@ public struct DaemonConfiguration: Sendable {
     /// The registry location, the embedded one by default.
     public var registryLocation: RegistryConfiguration.Location {
         let sightings = stateDirectory + "/sightings.jsonl"
-        return RegistryConfiguration.location(registry ?? "file://\(stateDirectory)/bikes.json", sightingsFile: sightings)
+        return RegistryConfiguration.location(
+            registry ?? "file://\(stateDirectory)/bikes.json", sightingsFile: sightings)
             ?? .file(bikes: stateDirectory + "/bikes.json", sightings: sightings)
     }
 
     public var engineConfiguration: EngineConfiguration {
         EngineConfiguration(
-            stationID: stationID, regions: regions, exitTimeout: .seconds(exitTimeout), reportInterval: .seconds(reportInterval),
+            stationID: stationID, regions: regions, exitTimeout: .seconds(exitTimeout),
+            reportInterval: .seconds(reportInterval),
             stationBeacon: stationBeacon, stationSilenceLimit: .seconds(stationSilence))
     }
 }

@@ -41,7 +41,9 @@ public struct RateMeter: Sendable {
 
     /// (adverts/s, iBeacons/s); zero until two samples exist.
     public var perSecond: (adverts: Double, beacons: Double) {
-        guard let first = samples.first, let last = samples.last, last.monotonic > first.monotonic else { return (0, 0) }
+        guard let first = samples.first, let last = samples.last, last.monotonic > first.monotonic else {
+            return (0, 0)
+        }
         let seconds = Double(last.monotonic - first.monotonic) / 1e9
         return (Double(last.adverts &- first.adverts) / seconds, Double(last.beacons &- first.beacons) / seconds)
     }

@@ -1,6 +1,6 @@
-import BeaconPOSIX
 public import BeaconEngine
 public import BeaconOutbox
+import BeaconPOSIX
 public import BeaconRegistryClient
 import BeaconWire
 public import Logging
@@ -31,7 +31,8 @@ public final class EngineService: Service {
 
     public init(
         configuration: EngineConfiguration, location: (latitude: Double, longitude: Double), ring: AdvertRing,
-        capture: any CaptureSource, mailbox: MissingSetMailbox, outbox: Outbox, nudgePoster: @escaping @Sendable () -> Void,
+        capture: any CaptureSource, mailbox: MissingSetMailbox, outbox: Outbox,
+        nudgePoster: @escaping @Sendable () -> Void,
         exitWhenDrained: Bool, onSighting: @escaping @Sendable (Sighting) -> Void, logger: Logger,
         clocks: (@Sendable () -> ClockReading)? = nil, tick: Duration = .seconds(1)
     ) {
@@ -51,7 +52,8 @@ public final class EngineService: Service {
 
     public func run() async throws {
         var consumer = ring.makeConsumer()
-        var engine = RangingEngine<CaptureTime>(configuration: configuration, missing: mailbox.latest, startingAt: capture.now())
+        var engine = RangingEngine<CaptureTime>(
+            configuration: configuration, missing: mailbox.latest, startingAt: capture.now())
         var generation: UInt64 = 0
         var now = capture.now()
         var sightings: [Sighting] = []
@@ -69,18 +71,22 @@ public final class EngineService: Service {
                 let waiting = reading.flatMap { reading in
                     reading.synchronized == false
                         ? PendingTime(
-                            firstSeen: sighting.firstSeen.nanosecondsSinceEpoch, lastSeen: sighting.lastSeen.nanosecondsSinceEpoch,
+                            firstSeen: sighting.firstSeen.nanosecondsSinceEpoch,
+                            lastSeen: sighting.lastSeen.nanosecondsSinceEpoch,
                             queuedAt: reading.monotonic, bootID: reading.bootID, offset: reading.offset) : nil
                 }
                 pending.append(
                     SightingPayload.outboxItem(
-                        sighting, stationID: configuration.stationID, latitude: location.latitude, longitude: location.longitude,
+                        sighting, stationID: configuration.stationID, latitude: location.latitude,
+                        longitude: location.longitude,
                         offset: reading?.offset ?? 0, pending: waiting))
                 logger.notice(
                     "sighting",
                     metadata: [
-                        "sighting.kind": "\(sighting.kind.rawValue)", "bike.id": "\(sighting.bikeID)", "beacon.minor": "\(sighting.beacon.minor)",
-                        "sighting.rssi": "\(sighting.rssi.map { "\(Int($0.rounded()))" } ?? "none")", "sighting.proximity": "\(sighting.proximity.rawValue)",
+                        "sighting.kind": "\(sighting.kind.rawValue)", "bike.id": "\(sighting.bikeID)",
+                        "beacon.minor": "\(sighting.beacon.minor)",
+                        "sighting.rssi": "\(sighting.rssi.map { "\(Int($0.rounded()))" } ?? "none")",
+                        "sighting.proximity": "\(sighting.proximity.rawValue)",
                     ])
                 onSighting(sighting)
             }
@@ -97,7 +103,10 @@ public final class EngineService: Service {
             } catch {
                 let count = pending.count
                 monitor.update {
-                    if $0.commitError == nil { self.logger.error("outbox cannot take sightings; keeping them in memory", metadata: ["error": "\(error)"]) }
+                    if $0.commitError == nil {
+                        self.logger.error(
+                            "outbox cannot take sightings; keeping them in memory", metadata: ["error": "\(error)"])
+                    }
                     $0.commitError = "\(error)"
                     $0.uncommitted = count
                 }
@@ -146,7 +155,9 @@ public final class EngineService: Service {
                 if !sightings.isEmpty { take(&sightings) }
                 finished = true
                 publish(engine, now: now, monotonic: monotonic)
-                logger.info("capture ended; every advert processed", metadata: ["capture.state": "\(capture.monitor.current.state.rawValue)"])
+                logger.info(
+                    "capture ended; every advert processed",
+                    metadata: ["capture.state": "\(capture.monitor.current.state.rawValue)"])
             }
             if finished && exitWhenDrained && pending.isEmpty, (try? outbox.statistics().depth) == 0 {
                 logger.info("outbox drained; exiting as asked")
@@ -163,7 +174,8 @@ public final class EngineService: Service {
         commit()
         publish(engine, now: now, monotonic: SystemTime.monotonicNanoseconds())
         if !pending.isEmpty {
-            logger.critical("stopping with sightings the outbox could not take", metadata: ["sightings.lost": "\(pending.count)"])
+            logger.critical(
+                "stopping with sightings the outbox could not take", metadata: ["sightings.lost": "\(pending.count)"])
         }
     }
 

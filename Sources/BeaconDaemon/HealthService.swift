@@ -28,7 +28,9 @@ public struct HealthService: Service {
             }
             if lastClock != .some(report.clockSynchronized) {
                 switch report.clockSynchronized {
-                case false?: logger.warning("the system clock is not synchronised: live sightings wait for it before they are sent")
+                case false?:
+                    logger.warning(
+                        "the system clock is not synchronised: live sightings wait for it before they are sent")
                 case true? where lastClock != nil: logger.notice("the system clock is synchronised")
                 default: break
                 }

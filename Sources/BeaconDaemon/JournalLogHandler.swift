@@ -1,7 +1,8 @@
+public import Logging
+
 #if canImport(Glibc)
 import Glibc
 #endif
-public import Logging
 
 /// Log lines on stderr. Under systemd (stderr is the journal) each line starts with its syslog priority,
 /// `<6>`, which journald turns into the entry's priority, so `journalctl -p warning` works; in a terminal

@@ -1,13 +1,14 @@
-import BeaconPOSIX
 public import BeaconCapture
 public import BeaconEngine
+import BeaconPOSIX
 public import BeaconWire
+public import Logging
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-public import Logging
 
 /// Live capture as a capture source, for each backend: `hci` (raw HCI sockets, beacond scans), `monitor`
 /// (bluetoothd scans; every report read from the HCI monitor channel) and `dbus` (bluetoothd scans; adverts
@@ -26,7 +27,8 @@ public final class LiveCapture: CaptureSource {
     /// counts as liveness.
     public init(configuration: DaemonConfiguration, logger: Logger) throws(HCIError) {
         var settings = HCICapture.Settings(
-            intervalMilliseconds: configuration.scanIntervalMilliseconds, windowMilliseconds: configuration.scanWindowMilliseconds,
+            intervalMilliseconds: configuration.scanIntervalMilliseconds,
+            windowMilliseconds: configuration.scanWindowMilliseconds,
             recovery: .seconds(stallAfter: Double(configuration.stallTimeout)))
         settings.livenessFromAnyAdvert = configuration.stationBeacon == nil
         settings.gatherMilliseconds = configuration.captureGatherMilliseconds
@@ -36,9 +38,13 @@ public final class LiveCapture: CaptureSource {
         let (radio, methods) = try backend.open(
             adapters: configuration.adapters, regions: configuration.regions, settings: settings, onReport: onReport)
         monitor.update { snapshot in
-            for (adapter, method) in zip(configuration.adapters, methods) { snapshot.adapterStates[adapter] = "scanning (\(method))" }
+            for (adapter, method) in zip(configuration.adapters, methods) {
+                snapshot.adapterStates[adapter] = "scanning (\(method))"
+            }
         }
-        logger.info("scanning", metadata: ["capture.backend": "\(backend)", "capture.method": "\(methods.joined(separator: ","))"])
+        logger.info(
+            "scanning",
+            metadata: ["capture.backend": "\(backend)", "capture.method": "\(methods.joined(separator: ","))"])
         self.radio = UncheckedRadio(radio)
         self.monitor = monitor
         station = configuration.stationBeacon
@@ -84,7 +90,13 @@ public final class LiveCapture: CaptureSource {
                         if let beacon = BeaconAdvert(advert) {
                             producer.push(beacon)
                             beacons += 1
-                            if let station, BeaconIdentity(uuid: beacon.beacon.uuid, major: beacon.beacon.major, minor: beacon.beacon.minor) == station { capture.heard(adapter: advert.adapter) }
+                            if let station,
+                                BeaconIdentity(
+                                    uuid: beacon.beacon.uuid, major: beacon.beacon.major, minor: beacon.beacon.minor)
+                                    == station
+                            {
+                                capture.heard(adapter: advert.adapter)
+                            }
                         }
                     }
                 }
@@ -125,7 +137,9 @@ public final class LiveCapture: CaptureSource {
             logger.warning("recovery step failed: \(step): \(error)", metadata: adapter)
             monitor.update { $0.lastError = "\(report.adapter): \(step): \(error)" }
         case .gone(let error):
-            logger.error("adapter went away; waiting for it to come back", metadata: adapter.merging(["error": "\(error)"]) { $1 })
+            logger.error(
+                "adapter went away; waiting for it to come back",
+                metadata: adapter.merging(["error": "\(error)"]) { $1 })
             monitor.update { $0.adapterStates[report.adapter] = "away (\(error))" }
         case .back(let mode):
             logger.notice("adapter is back; scanning (\(mode))", metadata: adapter)

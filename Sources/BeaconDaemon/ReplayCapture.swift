@@ -1,7 +1,9 @@
-import BeaconPOSIX
 public import BeaconCapture
 public import BeaconEngine
+import BeaconPOSIX
 public import BeaconWire
+import Synchronization
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -10,7 +12,6 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import Synchronization
 
 /// A capture source that plays recorded files, in order, instead of listening to a radio: the tests', the
 /// demo's and the field debugger's way to run the whole daemon.
@@ -93,7 +94,9 @@ public final class ReplayCapture: CaptureSource {
                         try waitForRoom(in: ring)
                         producer.push(beaconAdvert)
                         beacons += 1
-                        lastPushed.store(max(lastPushed.load(ordering: .relaxed), beaconAdvert.time.nanosecondsSinceEpoch), ordering: .releasing)
+                        lastPushed.store(
+                            max(lastPushed.load(ordering: .relaxed), beaconAdvert.time.nanosecondsSinceEpoch),
+                            ordering: .releasing)
                     })
             }
             monitor.update {

@@ -1,8 +1,9 @@
-import BeaconPOSIX
 import BeaconEngine
 import BeaconOutbox
+import BeaconPOSIX
 import BeaconRegistryClient
 import BeaconWire
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -62,8 +63,11 @@ public struct StatusCollector: Sendable {
             stuck: !stuck.isEmpty, warnings: warnings, clockSynchronized: clock.map { $0.synchronized } ?? true,
             capture: StatusReport.Capture(
                 backend: capture.backend, state: capture.state.rawValue,
-                adapters: capture.sources.map { StatusReport.Adapter(name: $0, state: capture.adapterStates[$0] ?? capture.state.rawValue) },
-                advertsPerSecond: (rates.adverts * 10).rounded() / 10, iBeaconsPerSecond: (rates.beacons * 10).rounded() / 10,
+                adapters: capture.sources.map {
+                    StatusReport.Adapter(name: $0, state: capture.adapterStates[$0] ?? capture.state.rawValue)
+                },
+                advertsPerSecond: (rates.adverts * 10).rounded() / 10,
+                iBeaconsPerSecond: (rates.beacons * 10).rounded() / 10,
                 adverts: capture.adverts, iBeacons: capture.beaconAdverts, ringDrops: engine.ring.overwritten,
                 ringDepth: engine.ring.depth,
                 dropped: Dictionary(
@@ -74,14 +78,17 @@ public struct StatusCollector: Sendable {
                 stationBeacon: stationBeacon.map { beacon in
                     StatusReport.StationBeacon(
                         beacon: "\(beacon)",
-                        lastHeard: engine.station?.lastHeard.map { CaptureTime(nanosecondsSinceEpoch: $0.nanosecondsSinceEpoch &+ (clock?.offset ?? 0)).iso8601 },
+                        lastHeard: engine.station?.lastHeard.map {
+                            CaptureTime(nanosecondsSinceEpoch: $0.nanosecondsSinceEpoch &+ (clock?.offset ?? 0)).iso8601
+                        },
                         silentSeconds: Double((engine.station?.silence ?? .zero).components.seconds),
                         healthy: engine.station?.healthy ?? false)
                 },
                 lastError: capture.lastError),
             missingSet: StatusReport.MissingSet(
                 size: sync.missing, registry: sync.registry, source: sync.source.rawValue,
-                ageSeconds: sync.fetchedAt.map { Double(wall - $0) / 1000 }, lastRefresh: sync.lastSuccess.map(Self.iso),
+                ageSeconds: sync.fetchedAt.map { Double(wall - $0) / 1000 },
+                lastRefresh: sync.lastSuccess.map(Self.iso),
                 nextRefresh: sync.nextRefresh.map(Self.iso), lastError: sync.lastError, skipped: sync.skippedEntries,
                 askingSeconds: sync.requestStartedAt.map { Double(wall - $0) / 1000 }),
             outbox: StatusReport.OutboxState(
@@ -123,7 +130,8 @@ public struct StatusCollector: Sendable {
             problems.append("the registry's URL answers HTTP \(status) for the bike list: check `registry`")
         default:
             if sync.consecutiveFailures >= failedRefreshesForProblem, let error = sync.lastError {
-                problems.append("the registry has not answered \(sync.consecutiveFailures) refreshes in a row: \(error)")
+                problems.append(
+                    "the registry has not answered \(sync.consecutiveFailures) refreshes in a row: \(error)")
             }
         }
         return problems
@@ -139,7 +147,9 @@ public struct StatusCollector: Sendable {
         return warnings
     }
 
-    private func problems(capture: CaptureMonitor.Snapshot, engine: EngineMonitor.Snapshot, monotonic: Int64) -> [String] {
+    private func problems(capture: CaptureMonitor.Snapshot, engine: EngineMonitor.Snapshot, monotonic: Int64)
+        -> [String]
+    {
         var problems: [String] = []
         switch capture.state {
         case .failed: problems.append("capture failed: \(capture.lastError ?? "unknown error")")
@@ -147,7 +157,9 @@ public struct StatusCollector: Sendable {
         case .starting, .running, .finished: break
         }
         if let heartbeat = engine.heartbeat {
-            if monotonic - heartbeat > engineStall { problems.append("engine stalled for \((monotonic - heartbeat) / 1_000_000_000) s") }
+            if monotonic - heartbeat > engineStall {
+                problems.append("engine stalled for \((monotonic - heartbeat) / 1_000_000_000) s")
+            }
         } else if monotonic - startedMonotonic > engineStall {
             problems.append("engine has not started")
         }

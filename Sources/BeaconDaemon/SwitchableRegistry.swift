@@ -1,6 +1,6 @@
-public import BeaconWire
 import BeaconEngine
 public import BeaconRegistryClient
+public import BeaconWire
 import Synchronization
 
 /// The registry the poster and refresher talk to, swappable on SIGHUP (a new URL, auth mode or API key)
@@ -14,7 +14,9 @@ public final class SwitchableRegistry: Registry {
 
     public var displayName: String { current.withLock { $0.displayName } }
 
-    public func fetchMissing(validators: CacheValidators?, regions: [BeaconRegion]) async throws(RegistryError) -> RegistryFetch {
+    public func fetchMissing(validators: CacheValidators?, regions: [BeaconRegion]) async throws(RegistryError)
+        -> RegistryFetch
+    {
         try await current.withLock { $0 }.fetchMissing(validators: validators, regions: regions)
     }
 

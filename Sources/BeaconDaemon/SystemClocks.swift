@@ -1,5 +1,6 @@
 import BeaconPOSIX
 public import BeaconRegistryClient
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -31,7 +32,9 @@ public struct SystemClocks: Sendable {
 
     static func runtimeBootID(in directory: String) -> String? {
         let path = directory + "/boot-id"
-        if let bytes = try? WholeFile.read(path: path, limit: 64), !bytes.isEmpty { return String(decoding: bytes, as: UTF8.self) }
+        if let bytes = try? WholeFile.read(path: path, limit: 64), !bytes.isEmpty {
+            return String(decoding: bytes, as: UTF8.self)
+        }
         var random = SystemRandomNumberGenerator()
         let id = (0..<4).map { _ in String(random.next() as UInt32, radix: 16) }.joined(separator: "-")
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)

@@ -30,6 +30,10 @@ public struct StoppableService: Service, CustomStringConvertible {
     }
 
     public func run() async throws {
-        await withGracefulShutdownHandler { await body() } onGracefulShutdown: { stop() }
+        await withGracefulShutdownHandler {
+            await body()
+        } onGracefulShutdown: {
+            stop()
+        }
     }
 }

@@ -66,7 +66,9 @@ struct BeaconVisit: Sendable {
     func sighting(_ report: SightingPolicy.Report, bikeID: String, station: String) -> Sighting {
         let distance = distance
         return Sighting(
-            id: SightingID(station: station, beacon: beacon, firstSeen: firstSeenTime, kind: report.kind, sequence: report.sequence),
+            id: SightingID(
+                station: station, beacon: beacon, firstSeen: firstSeenTime, kind: report.kind, sequence: report.sequence
+            ),
             kind: report.kind, bikeID: bikeID, beacon: beacon, firstSeen: firstSeenTime, lastSeen: lastSeenTime,
             count: count, rssi: filter?.estimate, rssiMax: rssiMax, measuredPower: measuredPower,
             proximity: Proximity(distance: distance), distance: distance)

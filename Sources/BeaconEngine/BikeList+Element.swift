@@ -100,7 +100,8 @@ private struct ElementParser {
     mutating func key() -> Key?? {
         let start = index + 1
         var end = start
-        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20 { end += 1 }
+        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20
+        { end += 1 }
         if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
             index = end + 1
             let raw = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
@@ -133,7 +134,8 @@ private struct ElementParser {
         }
         return .entry(
             BikeList.Entry(
-                id: id, minor: minor, missing: missing, uuid: uuid, major: major, make: text(.make), model: text(.model),
+                id: id, minor: minor, missing: missing, uuid: uuid, major: major, make: text(.make),
+                model: text(.model),
                 colour: text(.colour)))
     }
 
@@ -212,7 +214,9 @@ private struct ElementParser {
         var scalars = String.UnicodeScalarView()
         var run = index
         func flush(_ end: Int) {
-            scalars.append(contentsOf: String(decoding: UnsafeRawBufferPointer(rebasing: bytes[run..<end]), as: UTF8.self).unicodeScalars)
+            scalars.append(
+                contentsOf: String(decoding: UnsafeRawBufferPointer(rebasing: bytes[run..<end]), as: UTF8.self)
+                    .unicodeScalars)
         }
         while index < bytes.count {
             let byte = bytes[index]
@@ -242,7 +246,9 @@ private struct ElementParser {
             case UInt8(ascii: "t"): scalars.append("\t")
             case UInt8(ascii: "u"):
                 guard var unit = hex4() else { return nil }
-                if (0xD800..<0xDC00).contains(unit), peek(UInt8(ascii: "\\")), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "u") {
+                if (0xD800..<0xDC00).contains(unit), peek(UInt8(ascii: "\\")), index + 1 < bytes.count,
+                    bytes[index + 1] == UInt8(ascii: "u")
+                {
                     let saved = index
                     index += 2
                     if let low = hex4(), (0xDC00..<0xE000).contains(low) {

@@ -1,4 +1,3 @@
-
 /// The registry's answer to `GET /bikes`, decoded: a JSON array of bike objects.
 ///
 /// Decoding is lenient per element and strict about the whole: one bad element is skipped and counted, but an

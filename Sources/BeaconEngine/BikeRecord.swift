@@ -11,7 +11,9 @@ public struct BikeRecord: Hashable, Sendable {
     public var model: String?
     public var colour: String?
 
-    public init(id: String, major: UInt16?, minor: UInt16, make: String? = nil, model: String? = nil, colour: String? = nil) {
+    public init(
+        id: String, major: UInt16?, minor: UInt16, make: String? = nil, model: String? = nil, colour: String? = nil
+    ) {
         self.id = id
         self.major = major
         self.minor = minor

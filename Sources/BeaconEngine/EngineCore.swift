@@ -51,7 +51,9 @@ struct EngineCore: Sendable {
             counters.visitsOpened += 1
         }
         let isMissing = missing.contains(region: region, major: beacon.major, minor: beacon.minor)
-        guard let report = visits[position].policy.heard(missing: isMissing, at: now, reportInterval: timing.reportInterval)
+        guard
+            let report = visits[position].policy.heard(
+                missing: isMissing, at: now, reportInterval: timing.reportInterval)
         else { return }
         // Rare from here on: an enter or update of a missing bike.
         let bikeID = missing.record(region: region, major: beacon.major, minor: beacon.minor)?.id ?? "?"
@@ -114,7 +116,9 @@ struct EngineCore: Sendable {
                 missing: missing.contains(region: visit.region, major: visit.beacon.major, minor: visit.beacon.minor))
         }
         .sorted {
-            ($0.beacon.uuid.rawValue, $0.beacon.major, $0.beacon.minor) < ($1.beacon.uuid.rawValue, $1.beacon.major, $1.beacon.minor)
+            ($0.beacon.uuid.rawValue, $0.beacon.major, $0.beacon.minor) < (
+                $1.beacon.uuid.rawValue, $1.beacon.major, $1.beacon.minor
+            )
         }
     }
 
@@ -140,7 +144,8 @@ struct EngineCore: Sendable {
         }
         for visit in gone {
             guard let report = visit.policy.left() else { continue }
-            emit(visit.sighting(report, bikeID: visit.bikeID ?? "?", station: configuration.stationID), into: &sightings)
+            emit(
+                visit.sighting(report, bikeID: visit.bikeID ?? "?", station: configuration.stationID), into: &sightings)
         }
     }
 

@@ -68,7 +68,11 @@ public final class MissingBikeSet: Sendable {
     init(_ builder: consuming Builder) {
         var builder = builder
         // Ties are broken by list position, so of two entries for one beacon the registry's first is kept.
-        builder.placed.sort { ($0.stored.region, $0.stored.minor, $0.majorKey, $0.position) < ($1.stored.region, $1.stored.minor, $1.majorKey, $1.position) }
+        builder.placed.sort {
+            ($0.stored.region, $0.stored.minor, $0.majorKey, $0.position) < (
+                $1.stored.region, $1.stored.minor, $1.majorKey, $1.position
+            )
+        }
         var records: [Stored] = []
         records.reserveCapacity(builder.placed.count)
         for item in builder.placed {
@@ -140,7 +144,9 @@ public final class MissingBikeSet: Sendable {
                 uuid = parsed
             }
             guard let uuid,
-                let region = regions.firstIndex(where: { $0.uuid == uuid && ($0.major == nil || entry.major == nil || $0.major == entry.major) })
+                let region = regions.firstIndex(where: {
+                    $0.uuid == uuid && ($0.major == nil || entry.major == nil || $0.major == entry.major)
+                })
             else {
                 statistics.outsideRegions += 1
                 return
@@ -157,7 +163,9 @@ public final class MissingBikeSet: Sendable {
             for field in fields { Self.append(field, to: &text[text.count - 1]) }
             placed.append(
                 Placed(
-                    stored: Stored(region: UInt16(region), minor: entry.minor, major: major ?? 0, hasMajor: major != nil, text: offset),
+                    stored: Stored(
+                        region: UInt16(region), minor: entry.minor, major: major ?? 0, hasMajor: major != nil,
+                        text: offset),
                     position: UInt32(placed.count)))
         }
 
@@ -222,7 +230,9 @@ public final class MissingBikeSet: Sendable {
             return String(decoding: text[offset..<offset + length], as: UTF8.self)
         }
         let id = field() ?? ""
-        return BikeRecord(id: id, major: stored.hasMajor ? stored.major : nil, minor: stored.minor, make: field(), model: field(), colour: field())
+        return BikeRecord(
+            id: id, major: stored.hasMajor ? stored.major : nil, minor: stored.minor, make: field(), model: field(),
+            colour: field())
     }
 
     /// Every missing bike, in region and minor order, one at a time (the cache is written this way).

@@ -126,12 +126,13 @@ public final class Outbox: Sendable {
         try write { db in
             var result = EnqueueResult()
             for item in items {
-                let known = try Bool.fetchOne(
-                    db,
-                    sql: """
-                        SELECT EXISTS(SELECT 1 FROM delivered WHERE sightingId = ?1)
-                            OR EXISTS(SELECT 1 FROM deadLetter WHERE sightingId = ?1)
-                        """, arguments: [item.sightingID]) ?? false
+                let known =
+                    try Bool.fetchOne(
+                        db,
+                        sql: """
+                            SELECT EXISTS(SELECT 1 FROM delivered WHERE sightingId = ?1)
+                                OR EXISTS(SELECT 1 FROM deadLetter WHERE sightingId = ?1)
+                            """, arguments: [item.sightingID]) ?? false
                 guard !known else {
                     result.duplicates += 1
                     continue
@@ -143,7 +144,8 @@ public final class Outbox: Sendable {
                             pendingQueuedAt, pendingBootId, pendingOffset) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """,
                     arguments: [
-                        item.sightingID, item.kind.rawValue, item.body, now, pending?.firstSeen, pending?.lastSeen, pending?.queuedAt,
+                        item.sightingID, item.kind.rawValue, item.body, now, pending?.firstSeen, pending?.lastSeen,
+                        pending?.queuedAt,
                         pending?.bootID, pending?.offset,
                     ])
                 guard db.changesCount == 1 else {
@@ -153,11 +155,14 @@ public final class Outbox: Sendable {
                 result.inserted += 1
                 try db.execute(
                     sql: "INSERT OR IGNORE INTO journal VALUES (?, ?, ?, ?, ?, ?)",
-                    arguments: [item.sightingID, item.kind.rawValue, item.bikeID, item.seenAt, item.rssi, item.proximity])
+                    arguments: [
+                        item.sightingID, item.kind.rawValue, item.bikeID, item.seenAt, item.rssi, item.proximity,
+                    ])
             }
             if result.inserted > 0 {
                 try db.execute(
-                    sql: "DELETE FROM journal WHERE sightingId IN (SELECT sightingId FROM journal ORDER BY seenAt DESC LIMIT -1 OFFSET ?)",
+                    sql:
+                        "DELETE FROM journal WHERE sightingId IN (SELECT sightingId FROM journal ORDER BY seenAt DESC LIMIT -1 OFFSET ?)",
                     arguments: [Self.journalMemory])
             }
             result.evicted = try evictOverCapacity(db)
@@ -177,7 +182,8 @@ public final class Outbox: Sendable {
             over -= db.changesCount
         }
         try db.execute(
-            sql: "INSERT INTO counters VALUES ('evicted', ?) ON CONFLICT(name) DO UPDATE SET value = value + excluded.value",
+            sql:
+                "INSERT INTO counters VALUES ('evicted', ?) ON CONFLICT(name) DO UPDATE SET value = value + excluded.value",
             arguments: [evicted])
         return evicted
     }
@@ -208,7 +214,8 @@ public final class Outbox: Sendable {
 
     /// How many sightings wait for the clock.
     public func pendingTimes() throws(OutboxError) -> Int {
-        try read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox WHERE pendingQueuedAt IS NOT NULL") ?? 0 }
+        try read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox WHERE pendingQueuedAt IS NOT NULL") ?? 0
+        }
     }
 
     /// The registry took it: gone from the queue, remembered as delivered.
@@ -279,7 +286,8 @@ public final class Outbox: Sendable {
     public func deadLetters(limit: Int = 20) throws(OutboxError) -> [DeadLetter] {
         try read { db in
             try Row.fetchAll(
-                db, sql: "SELECT sightingId, kind, failedAt, status, reason FROM deadLetter ORDER BY failedAt DESC LIMIT ?",
+                db,
+                sql: "SELECT sightingId, kind, failedAt, status, reason FROM deadLetter ORDER BY failedAt DESC LIMIT ?",
                 arguments: [limit]
             ).map { row in
                 DeadLetter(
@@ -293,7 +301,8 @@ public final class Outbox: Sendable {
     /// newest first, each with how far its delivery has got.
     public func journal(since: Int64, limit: Int = 10) throws(OutboxError) -> (count: Int, recent: [JournalEntry]) {
         try read { db in
-            let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM journal WHERE seenAt >= ?", arguments: [since]) ?? 0
+            let count =
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM journal WHERE seenAt >= ?", arguments: [since]) ?? 0
             let rows = try Row.fetchAll(
                 db,
                 sql: """

@@ -38,7 +38,8 @@ public struct OutboxItem: Hashable, Sendable {
     public var pendingTime: PendingTime?
 
     public init(
-        sightingID: String, kind: SightingKind, body: String, bikeID: String = "", seenAt: Int64 = 0, rssi: Double? = nil,
+        sightingID: String, kind: SightingKind, body: String, bikeID: String = "", seenAt: Int64 = 0,
+        rssi: Double? = nil,
         proximity: String = "unknown", pendingTime: PendingTime? = nil
     ) {
         self.pendingTime = pendingTime
@@ -85,7 +86,8 @@ public struct OutboxEntry: Hashable, Sendable {
         body = row["body"]
         createdAt = row["createdAt"]
         attempts = row["attempts"]
-        if let first: Int64 = row["pendingFirstSeen"], let last: Int64 = row["pendingLastSeen"], let queued: Int64 = row["pendingQueuedAt"],
+        if let first: Int64 = row["pendingFirstSeen"], let last: Int64 = row["pendingLastSeen"],
+            let queued: Int64 = row["pendingQueuedAt"],
             let boot: String = row["pendingBootId"], let offset: Int64 = row["pendingOffset"]
         {
             pendingTime = PendingTime(firstSeen: first, lastSeen: last, queuedAt: queued, bootID: boot, offset: offset)
@@ -142,12 +144,13 @@ public struct OutboxError: Error, CustomStringConvertible {
     }
 
     public var description: String {
-        let action = switch code {
-        case .open: "cannot open the outbox"
-        case .read: "cannot read the outbox"
-        case .write: "cannot write the outbox"
-        case .damaged: "the outbox is damaged"
-        }
+        let action =
+            switch code {
+            case .open: "cannot open the outbox"
+            case .read: "cannot read the outbox"
+            case .write: "cannot write the outbox"
+            case .damaged: "the outbox is damaged"
+            }
         let detail = (cause as? DatabaseError).map { $0.message ?? "\($0.resultCode)" } ?? String(describing: cause)
         return "\(path): \(action): \(detail)"
     }

@@ -1,12 +1,15 @@
+public import SystemPackage
+
 #if canImport(Glibc)
 import Glibc
 #endif
-public import SystemPackage
 
 /// The two calls swift-system does not wrap, with its error type.
 public enum SystemCalls {
     public static func rename(_ from: FilePath, _ to: FilePath) throws(Errno) {
-        let result = from.withPlatformString { source in to.withPlatformString { destination in Glibc.rename(source, destination) } }
+        let result = from.withPlatformString { source in
+            to.withPlatformString { destination in Glibc.rename(source, destination) }
+        }
         if result != 0 { throw Errno(rawValue: errno) }
     }
 

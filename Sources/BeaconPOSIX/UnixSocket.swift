@@ -94,11 +94,15 @@ public final class UnixSocket: @unchecked Sendable {
         let peerGroupsOption: Int32 = 59  // SO_PEERGROUPS, <asm-generic/socket.h>; Glibc's module does not name it
         var groups = [gid_t](repeating: 0, count: 64)
         var length = socklen_t(groups.count * MemoryLayout<gid_t>.size)
-        var result = groups.withUnsafeMutableBytes { getsockopt(descriptor, SOL_SOCKET, peerGroupsOption, $0.baseAddress, &length) }
+        var result = groups.withUnsafeMutableBytes {
+            getsockopt(descriptor, SOL_SOCKET, peerGroupsOption, $0.baseAddress, &length)
+        }
         if result != 0, errno == ERANGE {
             // More than 64 groups: the kernel said how much room it needs.
             groups = [gid_t](repeating: 0, count: Int(length) / MemoryLayout<gid_t>.size)
-            result = groups.withUnsafeMutableBytes { getsockopt(descriptor, SOL_SOCKET, peerGroupsOption, $0.baseAddress, &length) }
+            result = groups.withUnsafeMutableBytes {
+                getsockopt(descriptor, SOL_SOCKET, peerGroupsOption, $0.baseAddress, &length)
+            }
         }
         guard result == 0 else { return [] }
         return Array(groups.prefix(Int(length) / MemoryLayout<gid_t>.size))
@@ -116,7 +120,9 @@ public final class UnixSocket: @unchecked Sendable {
     public func readAvailable(into bytes: inout [UInt8], limit: Int) -> ReadOutcome {
         var chunk = [UInt8](repeating: 0, count: 1024)
         while bytes.count < limit {
-            let count = retryingOnInterrupt { chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, min($0.count, limit - bytes.count)) } }
+            let count = retryingOnInterrupt {
+                chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, min($0.count, limit - bytes.count)) }
+            }
             if count < 0 {
                 return errno == EAGAIN || errno == EWOULDBLOCK ? .more : .failed
             }
@@ -131,7 +137,9 @@ public final class UnixSocket: @unchecked Sendable {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 16 * 1024)
         while bytes.count < limit {
-            let count = retryingOnInterrupt { chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) } }
+            let count = retryingOnInterrupt {
+                chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            }
             guard count >= 0 else { throw SocketError(operation: "read from", path: "control socket", errno: errno) }
             if count == 0 { break }
             bytes += chunk[..<count]
@@ -142,7 +150,11 @@ public final class UnixSocket: @unchecked Sendable {
     public func writeAll(_ bytes: [UInt8]) throws(SocketError) {
         var offset = 0
         while offset < bytes.count {
-            let count = retryingOnInterrupt { bytes.withUnsafeBytes { send(descriptor, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) } }
+            let count = retryingOnInterrupt {
+                bytes.withUnsafeBytes {
+                    send(descriptor, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
+                }
+            }
             guard count > 0 else { throw SocketError(operation: "write to", path: "control socket", errno: errno) }
             offset += count
         }

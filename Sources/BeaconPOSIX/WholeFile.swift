@@ -60,7 +60,9 @@ public struct FileReadError: Error, CustomStringConvertible {
 
     /// swift-system's message in a line's middle: "no such file or directory", not "No such…".
     public static func describe(_ error: any Error) -> String {
-        if let errno = error as? Errno { return errno.description.prefix(1).lowercased() + errno.description.dropFirst() }
+        if let errno = error as? Errno {
+            return errno.description.prefix(1).lowercased() + errno.description.dropFirst()
+        }
         return String(describing: error)
     }
 }

@@ -10,7 +10,8 @@ extension APIKey {
         } catch {
             throw RegistryError(.file, "API key file \(error)")
         }
-        let firstLine = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).first ?? ""
+        let firstLine =
+            String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).first ?? ""
         guard let key = APIKey(String(firstLine)) else {
             throw RegistryError(.file, "API key file \(path): empty")
         }

@@ -1,7 +1,8 @@
-import BeaconPOSIX
 public import BeaconEngine
+import BeaconPOSIX
 public import BeaconWire
 import SystemPackage
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -50,9 +51,12 @@ public struct BikeCache: Sendable {
         func take(_ item: BikeListReader.Item) {
             if case .field(let key, let value) = item { fields[key] = value } else { builder.add(item) }
         }
-        let damaged = RegistryError(.damaged, "\(path): not a beacond bike cache (truncated, or not written by beacond)")
+        let damaged = RegistryError(
+            .damaged, "\(path): not a beacond bike cache (truncated, or not written by beacond)")
         do {
-            guard try ChunkedFile.read(path: path, limit: Self.limit, { try reader.feed($0, take) }) != nil else { return nil }
+            guard try ChunkedFile.read(path: path, limit: Self.limit, { try reader.feed($0, take) }) != nil else {
+                return nil
+            }
             try reader.finish(take)
         } catch is BikeListError {
             throw damaged
@@ -62,7 +66,8 @@ public struct BikeCache: Sendable {
             throw RegistryError(.file, "\(path): \(error)")
         }
         let decoder = JSONDecoder()
-        guard let version = fields["version"].flatMap({ try? decoder.decode(Int.self, from: Data($0)) }), version == Self.version,
+        guard let version = fields["version"].flatMap({ try? decoder.decode(Int.self, from: Data($0)) }),
+            version == Self.version,
             let fetchedAt = fields["fetchedAt"].flatMap({ try? decoder.decode(Int64.self, from: Data($0)) }),
             let source = fields["source"].flatMap({ try? decoder.decode(String.self, from: Data($0)) }),
             let validators = fields["validators"].flatMap({ try? decoder.decode(CacheValidators.self, from: Data($0)) })
@@ -155,7 +160,8 @@ enum AtomicFile {
         }
         try SystemCalls.rename(temporary, target)
         // The rename itself is durable only once the directory is synced.
-        let directory = try FileDescriptor.open(target.removingLastComponent().isEmpty ? "." : target.removingLastComponent(), .readOnly)
+        let directory = try FileDescriptor.open(
+            target.removingLastComponent().isEmpty ? "." : target.removingLastComponent(), .readOnly)
         defer { try? directory.close() }
         try SystemCalls.sync(directory)
     }

@@ -1,6 +1,6 @@
+import BeaconEngine
 import BeaconPOSIX
 public import BeaconWire
-import BeaconEngine
 import SystemPackage
 
 /// The embedded registry for a standalone café and the demo: the missing set from a local JSON file (the
@@ -19,7 +19,9 @@ public final class FileRegistry: Registry {
 
     public var displayName: String { "file://" + bikesPath }
 
-    public func fetchMissing(validators: CacheValidators?, regions: [BeaconRegion]) async throws(RegistryError) -> RegistryFetch {
+    public func fetchMissing(validators: CacheValidators?, regions: [BeaconRegion]) async throws(RegistryError)
+        -> RegistryFetch
+    {
         let version: String
         do {
             version = try Self.version(of: bikesPath)
@@ -30,7 +32,10 @@ public final class FileRegistry: Registry {
         var reader = BikeListReader(shape: .answer)
         var builder = MissingBikeSet.Builder(regions: regions)
         do {
-            guard try ChunkedFile.read(path: bikesPath, limit: maximumBytes, { try reader.feed($0) { builder.add($0) } }) != nil else {
+            guard
+                try ChunkedFile.read(path: bikesPath, limit: maximumBytes, { try reader.feed($0) { builder.add($0) } })
+                    != nil
+            else {
                 throw RegistryError(.file, "\(bikesPath): no such file or directory")
             }
             try reader.finish { builder.add($0) }

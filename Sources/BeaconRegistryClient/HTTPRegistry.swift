@@ -1,10 +1,10 @@
-public import BeaconWire
 public import AsyncHTTPClient
 import BeaconEngine
+public import BeaconWire
+import DaemonSupport
 import NIOCore
 import NIOHTTP1
 import NIOSSL
-import DaemonSupport
 
 /// The registry's REST API over AsyncHTTPClient (TLS certificates verified, connect and request timeouts,
 /// answers capped in size). The API key never appears in what this type logs, returns or throws.
@@ -33,8 +33,9 @@ public final class HTTPRegistry: Registry {
             eventLoopGroupProvider: .singleton,
             configuration: HTTPClient.Configuration(
                 tlsConfiguration: tls, redirectConfiguration: .disallow,
-                timeout: .init(connect: .nanoseconds(configuration.connectTimeout.saturatingNanoseconds),
-                               read: .nanoseconds(configuration.requestTimeout.saturatingNanoseconds))))
+                timeout: .init(
+                    connect: .nanoseconds(configuration.connectTimeout.saturatingNanoseconds),
+                    read: .nanoseconds(configuration.requestTimeout.saturatingNanoseconds))))
     }
 
     public var displayName: String { RegistryAddress.redacted(base) }
@@ -62,11 +63,15 @@ public final class HTTPRegistry: Registry {
         return (request, shown)
     }
 
-    public func fetchMissing(validators: CacheValidators?, regions: [BeaconRegion]) async throws(RegistryError) -> RegistryFetch {
+    public func fetchMissing(validators: CacheValidators?, regions: [BeaconRegion]) async throws(RegistryError)
+        -> RegistryFetch
+    {
         var (request, shown) = request("/bikes", query: [("missing", "true")])
         request.headers.add(name: "Accept", value: "application/json")
         if let etag = validators?.etag { request.headers.add(name: "If-None-Match", value: etag) }
-        if let lastModified = validators?.lastModified { request.headers.add(name: "If-Modified-Since", value: lastModified) }
+        if let lastModified = validators?.lastModified {
+            request.headers.add(name: "If-Modified-Since", value: lastModified)
+        }
         // The answer is read as it arrives, piece by piece, into the set matching needs: neither the text nor a
         // decoded copy of it is ever held whole (BENCHMARKS.md, "The bike list", has what holding it whole cost).
         let outcome: Answer
@@ -84,13 +89,17 @@ public final class HTTPRegistry: Registry {
                     for try await piece in response.body {
                         received += piece.readableBytes
                         guard received <= maximum else { return Answer.tooLarge }
-                        try piece.withUnsafeReadableBytes { bytes throws(BikeListError) in try reader.feed(bytes) { builder.add($0) } }
+                        try piece.withUnsafeReadableBytes { bytes throws(BikeListError) in
+                            try reader.feed(bytes) { builder.add($0) }
+                        }
                     }
                     try reader.finish { builder.add($0) }
                 } catch let error as BikeListError {
                     return Answer.notAList(error)
                 }
-                let validators = CacheValidators(etag: response.headers.first(name: "ETag"), lastModified: response.headers.first(name: "Last-Modified"))
+                let validators = CacheValidators(
+                    etag: response.headers.first(name: "ETag"),
+                    lastModified: response.headers.first(name: "Last-Modified"))
                 return Answer.set(builder.build(), validators)
             }
         } catch {
@@ -102,7 +111,8 @@ public final class HTTPRegistry: Registry {
         case .status(let code, let phrase):
             throw RegistryError(.status(code), "GET \(shown): HTTP \(code) \(phrase)")
         case .tooLarge:
-            throw RegistryError(.badAnswer, "GET \(shown): answer larger than \(configuration.maximumResponseBytes) bytes")
+            throw RegistryError(
+                .badAnswer, "GET \(shown): answer larger than \(configuration.maximumResponseBytes) bytes")
         case .notAList(let error):
             throw RegistryError(.badAnswer, "GET \(shown): \(error)")
         case .set(let set, let validators):
@@ -147,7 +157,8 @@ public final class HTTPRegistry: Registry {
     /// An error in a few words, without URLs (which could carry the key).
     static func describe(_ error: any Error) -> String {
         switch error {
-        case let error as DeadlineExceeded: return "timed out: no whole answer within \(error.timeout.components.seconds) s"
+        case let error as DeadlineExceeded:
+            return "timed out: no whole answer within \(error.timeout.components.seconds) s"
         case let error as HTTPClientError:
             switch error {
             case .connectTimeout: return "connection timed out"
@@ -179,7 +190,8 @@ func percentEncoded(_ text: String) -> String {
     var result = ""
     for byte in text.utf8 {
         switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"),
             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
             result.unicodeScalars.append(Unicode.Scalar(byte))
         default:

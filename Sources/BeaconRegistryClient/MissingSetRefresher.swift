@@ -1,7 +1,7 @@
-import BeaconPOSIX
-import DaemonSupport
 public import BeaconEngine
+import BeaconPOSIX
 public import BeaconWire
+import DaemonSupport
 public import Logging
 import Synchronization
 
@@ -93,7 +93,7 @@ public final class MissingSetRefresher<C: Clock>: Sendable where C.Duration == D
                 "missing bikes loaded from the cache",
                 metadata: ["bikes.missing": "\(set.count)", "cache.fetchedAt": "\(contents.fetchedAt)"])
             return true
-        } catch where error.code == .damaged {
+        } catch  where error.code == .damaged {
             // Moved aside rather than left: the next good list is written in its place, and the bytes are kept.
             do {
                 let movedTo = try DamagedFile.moveAside(cache.path, wallMilliseconds: wallClock())
@@ -150,10 +150,14 @@ public final class MissingSetRefresher<C: Clock>: Sendable where C.Duration == D
                             state.status.skippedEntries = statistics.rejectedTotal
                             state.status.consecutiveFailures += 1
                         }
-                        logger.error("bike list refused", metadata: ["reason": "\(reason)", "bikes.skipped": "\(statistics.rejectedTotal)"])
+                        logger.error(
+                            "bike list refused",
+                            metadata: ["reason": "\(reason)", "bikes.skipped": "\(statistics.rejectedTotal)"])
                         return false
                     }
-                    logger.error("bike list mostly unusable; taken, as there is no list yet", metadata: ["bikes.skipped": "\(statistics.rejectedTotal)"])
+                    logger.error(
+                        "bike list mostly unusable; taken, as there is no list yet",
+                        metadata: ["bikes.skipped": "\(statistics.rejectedTotal)"])
                 }
                 mailbox.publish(set)
                 let now = wallClock()
@@ -186,7 +190,11 @@ public final class MissingSetRefresher<C: Clock>: Sendable where C.Duration == D
         } catch {
             state.withLock { state in
                 state.status.lastError = error.message
-                if case .status(let code) = error.code { state.status.lastErrorStatus = code } else { state.status.lastErrorStatus = nil }
+                if case .status(let code) = error.code {
+                    state.status.lastErrorStatus = code
+                } else {
+                    state.status.lastErrorStatus = nil
+                }
                 state.status.consecutiveFailures += 1
             }
             logger.warning("bike list refresh failed; keeping the set we have", metadata: ["error": "\(error.message)"])
@@ -224,13 +232,18 @@ public final class MissingSetRefresher<C: Clock>: Sendable where C.Duration == D
             let succeeded: Bool
             if let attempt = carried {
                 carried = nil
-                succeeded = await withTaskCancellationHandler { await attempt.value } onCancel: { attempt.cancel() }
+                succeeded = await withTaskCancellationHandler {
+                    await attempt.value
+                } onCancel: {
+                    attempt.cancel()
+                }
             } else {
                 succeeded = await refreshOnce()
             }
             let delay = state.withLock { state in
                 var random = SystemRandomNumberGenerator()  // stateless; see SightingPoster.run
-                return succeeded ? jittered(interval, fraction: jitter, using: &random) : state.backoff.next(using: &random)
+                return succeeded
+                    ? jittered(interval, fraction: jitter, using: &random) : state.backoff.next(using: &random)
             }
             let next = wallClock() + delay.saturatingNanoseconds / 1_000_000
             state.withLock { $0.status.nextRefresh = next }

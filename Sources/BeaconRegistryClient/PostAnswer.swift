@@ -9,7 +9,9 @@
 /// - 404, 405: the URL does not lead to a registry's sightings: held, as a configuration mistake.
 /// - any other 4xx (400, 413, 422…): this sighting is malformed for this registry: dead letter.
 public enum PostAnswer {
-    public static func outcome(status: Int, reasonPhrase: String, retryAfter: Duration?, location: String?, request shown: String) -> PostOutcome {
+    public static func outcome(
+        status: Int, reasonPhrase: String, retryAfter: Duration?, location: String?, request shown: String
+    ) -> PostOutcome {
         let answered = "POST \(shown): HTTP \(status) \(reasonPhrase)"
         switch status {
         case 200..<300, 409:
@@ -20,13 +22,20 @@ public enum PostAnswer {
             let target = location.map { " to \(RegistryAddress.redacted($0))" } ?? ""
             return .held(
                 status: status,
-                reason: "\(answered): the registry moved\(target); sightings are kept, not sent there: change `registry` in the configuration")
+                reason:
+                    "\(answered): the registry moved\(target); sightings are kept, not sent there: change `registry` in the configuration"
+            )
         case 401, 403:
             return .held(
                 status: status,
-                reason: "\(answered): the registry refused the API key; sightings are kept: put this station's key in place and reload")
+                reason:
+                    "\(answered): the registry refused the API key; sightings are kept: put this station's key in place and reload"
+            )
         case 404, 405:
-            return .held(status: status, reason: "\(answered): no registry at this URL; sightings are kept: check `registry` in the configuration")
+            return .held(
+                status: status,
+                reason:
+                    "\(answered): no registry at this URL; sightings are kept: check `registry` in the configuration")
         default:
             return .rejected(status: status, reason: answered)
         }

@@ -1,5 +1,5 @@
-public import BeaconWire
 public import BeaconEngine
+public import BeaconWire
 
 /// What `GET /bikes` gave.
 public enum RegistryFetch: Sendable {
@@ -62,6 +62,7 @@ public struct RegistryError: Error, Hashable, Sendable, CustomStringConvertible 
 public protocol Registry: Sendable {
     /// Where it is, for logs and status, with any key redacted.
     var displayName: String { get }
-    func fetchMissing(validators: CacheValidators?, regions: [BeaconRegion]) async throws(RegistryError) -> RegistryFetch
+    func fetchMissing(validators: CacheValidators?, regions: [BeaconRegion]) async throws(RegistryError)
+        -> RegistryFetch
     func post(body: String, sightingID: String) async -> PostOutcome
 }

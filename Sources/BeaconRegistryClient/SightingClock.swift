@@ -40,7 +40,9 @@ public enum SightingClock {
 
     public static func decide(_ pending: PendingTime, reading: ClockReading, limit: Duration) -> Decision {
         guard reading.bootID == pending.bootID else { return .settle(offset: pending.offset, synchronized: false) }
-        if reading.synchronized != false { return .settle(offset: reading.offset, synchronized: reading.synchronized == true) }
+        if reading.synchronized != false {
+            return .settle(offset: reading.offset, synchronized: reading.synchronized == true)
+        }
         let waited = Duration.nanoseconds(reading.monotonic &- pending.queuedAt)
         if waited >= limit { return .settle(offset: reading.offset, synchronized: false) }
         return .wait(limit - waited)

@@ -1,6 +1,7 @@
 public import BeaconEngine
 public import BeaconOutbox
 import BeaconWire
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -65,12 +66,15 @@ public struct SightingPayload: Codable, Hashable, Sendable {
     /// The outbox row for a sighting. With `pending`, its times are monotonic and the clock not synchronised: the
     /// body carries provisional times (with `pending.offset`) and is settled before it is sent.
     public static func outboxItem(
-        _ sighting: Sighting, stationID: String, latitude: Double, longitude: Double, offset: Int64 = 0, pending: PendingTime? = nil
+        _ sighting: Sighting, stationID: String, latitude: Double, longitude: Double, offset: Int64 = 0,
+        pending: PendingTime? = nil
     ) -> OutboxItem {
-        let payload = SightingPayload(sighting, stationID: stationID, latitude: latitude, longitude: longitude, offset: offset)
+        let payload = SightingPayload(
+            sighting, stationID: stationID, latitude: latitude, longitude: longitude, offset: offset)
         return OutboxItem(
             sightingID: payload.sightingId, kind: sighting.kind, body: payload.json, bikeID: sighting.bikeID,
-            seenAt: (sighting.lastSeen.nanosecondsSinceEpoch &+ offset) / 1_000_000, rssi: payload.rssi, proximity: payload.proximity,
+            seenAt: (sighting.lastSeen.nanosecondsSinceEpoch &+ offset) / 1_000_000, rssi: payload.rssi,
+            proximity: payload.proximity,
             pendingTime: pending)
     }
 

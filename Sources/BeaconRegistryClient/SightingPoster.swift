@@ -1,6 +1,6 @@
-import DaemonSupport
 import BeaconEngine
 public import BeaconOutbox
+import DaemonSupport
 public import Logging
 import Synchronization
 
@@ -44,7 +44,8 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
 
     /// `wallClock` gives milliseconds since the epoch for the delivered/dead-letter records.
     public init(
-        outbox: Outbox, registry: any Registry, clock: C, backoff: Backoff = Backoff(base: .seconds(2), cap: .seconds(600)),
+        outbox: Outbox, registry: any Registry, clock: C,
+        backoff: Backoff = Backoff(base: .seconds(2), cap: .seconds(600)),
         logger: Logger, wallClock: @escaping @Sendable () -> Int64, systemClocks: (@Sendable () -> ClockReading)? = nil,
         clockWait: Duration = .seconds(600)
     ) {
@@ -80,7 +81,8 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
     public var statistics: PosterStatistics {
         state.withLock {
             PosterStatistics(
-                delivered: $0.delivered, retries: $0.retries, rejected: $0.rejected, lastError: $0.lastError, held: $0.held,
+                delivered: $0.delivered, retries: $0.retries, rejected: $0.rejected, lastError: $0.lastError,
+                held: $0.held,
                 waitingForClock: $0.waitingForClock)
         }
     }
@@ -118,7 +120,9 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
                         $0.lastError = nil
                         $0.held = nil
                     }
-                    logger.debug("sighting delivered", metadata: ["sighting.id": "\(entry.sightingID)", "sighting.kind": "\(entry.kind)"])
+                    logger.debug(
+                        "sighting delivered",
+                        metadata: ["sighting.id": "\(entry.sightingID)", "sighting.kind": "\(entry.kind)"])
                 case .retry(let reason, let retryAfter):
                     try outbox.markAttempt(entry, error: reason)
                     let delay = state.withLock { state in
@@ -169,7 +173,8 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
     private func settle(_ entry: OutboxEntry, _ pending: PendingTime) async -> String? {
         guard let reading = systemClocks?() else {
             // No clock to settle with: the provisional times are the best there are.
-            return SightingPayload.settled(entry.body, pending, offset: pending.offset, synchronized: false) ?? entry.body
+            return SightingPayload.settled(entry.body, pending, offset: pending.offset, synchronized: false)
+                ?? entry.body
         }
         switch SightingClock.decide(pending, reading: reading, limit: clockWait) {
         case .wait(let left):
@@ -186,8 +191,11 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
             return nil
         case .settle(let offset, let synchronized):
             state.withLock { $0.waitingForClock = false }
-            guard let body = SightingPayload.settled(entry.body, pending, offset: offset, synchronized: synchronized) else {
-                logger.error("a queued sighting's body is not a sighting; sent as it is", metadata: ["sighting.id": "\(entry.sightingID)"])
+            guard let body = SightingPayload.settled(entry.body, pending, offset: offset, synchronized: synchronized)
+            else {
+                logger.error(
+                    "a queued sighting's body is not a sighting; sent as it is",
+                    metadata: ["sighting.id": "\(entry.sightingID)"])
                 return entry.body
             }
             do {

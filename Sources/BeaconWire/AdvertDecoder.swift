@@ -46,14 +46,18 @@ public struct AdvertDecoder: Sendable {
 
     /// One report to one advert: classify its AD structures, count what they show, hand it on.
     @inlinable @inline(__always)
-    static func emit(_ report: AdvertisingReport, time: CaptureTime?, adapter: UInt16?, counters: inout DecodeCounters, _ body: (Advert) -> Void) {
+    static func emit(
+        _ report: AdvertisingReport, time: CaptureTime?, adapter: UInt16?, counters: inout DecodeCounters,
+        _ body: (Advert) -> Void
+    ) {
         let summary = AdvertisingData.summarize(report.data)
         if summary.hadBadStructure { counters.drop(.badADStructure) }
         if summary.hadMalformedIBeacon { counters.drop(.malformedIBeacon) }
         counters.count(summary.kind)
-        body(Advert(
-            time: time, adapter: adapter, address: report.address, addressType: report.addressType,
-            rssi: report.rssi, kind: summary.kind, beacon: summary.beacon))
+        body(
+            Advert(
+                time: time, adapter: adapter, address: report.address, addressType: report.addressType,
+                rssi: report.rssi, kind: summary.kind, beacon: summary.beacon))
     }
 
     /// A pcap link type 201 payload that is a received LE Advertising Report event, whole: direction (4 bytes,

@@ -1,4 +1,3 @@
-
 /// One iBeacon advertisement as `beacond replay` prints it.
 public struct AdvertLine: Sendable {
     public var frame: Int

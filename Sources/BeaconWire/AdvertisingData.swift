@@ -40,7 +40,9 @@ public enum AdvertisingData {
         var bad = false
         if isCanonicalIBeacon(base, count: count) {
             summary.kind = .iBeacon
-            summary.beacon = IBeacon(uncheckedManufacturerData: UnsafeRawBufferPointer(start: base + 5, count: IBeacon.manufacturerDataLength))
+            summary.beacon = IBeacon(
+                uncheckedManufacturerData: UnsafeRawBufferPointer(
+                    start: base + 5, count: IBeacon.manufacturerDataLength))
             return summary
         }
         let end = base + count
@@ -91,7 +93,9 @@ public enum AdvertisingData {
         summary.hadBadStructure = bad
         summary.hadMalformedIBeacon = malformed
         if let beaconAt {
-            summary.beacon = IBeacon(uncheckedManufacturerData: UnsafeRawBufferPointer(start: beaconAt, count: IBeacon.manufacturerDataLength))
+            summary.beacon = IBeacon(
+                uncheckedManufacturerData: UnsafeRawBufferPointer(
+                    start: beaconAt, count: IBeacon.manufacturerDataLength))
         }
         return summary
     }
@@ -104,7 +108,8 @@ public enum AdvertisingData {
     @inlinable @inline(__always)
     static func isCanonicalIBeacon(_ base: UnsafeRawPointer, count: Int) -> Bool {
         count == 30
-            && UInt64(littleEndian: base.loadUnaligned(as: UInt64.self)) & canonicalIBeaconMask == canonicalIBeaconPrefix
+            && UInt64(littleEndian: base.loadUnaligned(as: UInt64.self)) & canonicalIBeaconMask
+                == canonicalIBeaconPrefix
             && base.load(fromByteOffset: 8, as: UInt8.self) == 0x15
     }
 

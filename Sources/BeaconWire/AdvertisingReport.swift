@@ -12,7 +12,10 @@ public struct AdvertisingReport {
     public var data: UnsafeRawBufferPointer
 
     @inlinable
-    init(address: BluetoothAddress, addressType: AddressType, rssi: Int8?, eventType: UInt16, isExtended: Bool, data: UnsafeRawBufferPointer) {
+    init(
+        address: BluetoothAddress, addressType: AddressType, rssi: Int8?, eventType: UInt16, isExtended: Bool,
+        data: UnsafeRawBufferPointer
+    ) {
         self.address = address
         self.addressType = addressType
         self.rssi = rssi
@@ -64,13 +67,17 @@ public enum LEMetaEvent {
     public static func carriesAdvertisingReports(_ event: UnsafeRawBufferPointer) -> Bool {
         guard event.count > 2, event[0] == eventCode else { return false }
         let subevent = event[2]
-        return subevent == advertisingReport || subevent == extendedAdvertisingReport || subevent == directedAdvertisingReport
+        return subevent == advertisingReport || subevent == extendedAdvertisingReport
+            || subevent == directedAdvertisingReport
     }
 
     /// Reports laid out one after another (evt_type, addr_type, addr, length, data, rssi), as the Linux
     /// kernel reads them (`hci_le_adv_report_evt`), not as the spec's parallel arrays.
     @inlinable @inline(__always)
-    static func legacyReports(_ reader: inout ByteReader, counters: inout DecodeCounters, _ body: (AdvertisingReport, inout DecodeCounters) -> Void) {
+    static func legacyReports(
+        _ reader: inout ByteReader, counters: inout DecodeCounters,
+        _ body: (AdvertisingReport, inout DecodeCounters) -> Void
+    ) {
         guard var remaining = reader.u8() else {
             counters.drop(.truncatedEvent)
             return
@@ -103,19 +110,23 @@ public enum LEMetaEvent {
                 continue
             }
             counters.advertisingReports &+= 1
-            body(AdvertisingReport(
-                address: BluetoothAddress(wire: report + 2),
-                addressType: AddressType(hci: report.load(fromByteOffset: 1, as: UInt8.self)),
-                rssi: rssiValue(report.load(fromByteOffset: 9 &+ length, as: UInt8.self)),
-                eventType: UInt16(report.load(as: UInt8.self)), isExtended: false,
-                data: UnsafeRawBufferPointer(start: report + 9, count: length)), &counters)
+            body(
+                AdvertisingReport(
+                    address: BluetoothAddress(wire: report + 2),
+                    addressType: AddressType(hci: report.load(fromByteOffset: 1, as: UInt8.self)),
+                    rssi: rssiValue(report.load(fromByteOffset: 9 &+ length, as: UInt8.self)),
+                    eventType: UInt16(report.load(as: UInt8.self)), isExtended: false,
+                    data: UnsafeRawBufferPointer(start: report + 9, count: length)), &counters)
         }
     }
 
     /// Extended reports: 24 fixed bytes (event properties, address, PHYs, SID, TX power, RSSI, periodic
     /// interval, direct address) then the data. Legacy PDUs in them keep the 31-byte limit.
     @inlinable
-    static func extendedReports(_ reader: inout ByteReader, counters: inout DecodeCounters, _ body: (AdvertisingReport, inout DecodeCounters) -> Void) {
+    static func extendedReports(
+        _ reader: inout ByteReader, counters: inout DecodeCounters,
+        _ body: (AdvertisingReport, inout DecodeCounters) -> Void
+    ) {
         guard var remaining = reader.u8() else {
             counters.drop(.truncatedEvent)
             return
@@ -138,9 +149,10 @@ public enum LEMetaEvent {
                 continue
             }
             counters.advertisingReports += 1
-            body(AdvertisingReport(
-                address: address, addressType: AddressType(hci: addressType), rssi: rssiValue(rssi),
-                eventType: eventType, isExtended: true, data: data), &counters)
+            body(
+                AdvertisingReport(
+                    address: address, addressType: AddressType(hci: addressType), rssi: rssiValue(rssi),
+                    eventType: eventType, isExtended: true, data: data), &counters)
         }
     }
 

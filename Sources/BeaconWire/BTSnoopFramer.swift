@@ -38,13 +38,16 @@ public struct BTSnoopFramer: CaptureFramer {
         guard let payload = reader.slice(included) else { return .needMore(Self.recordHeaderLength + included) }
         let (micros, overflow) = timestamp.subtractingReportingOverflow(Self.microsecondsFromYearZeroToUnixEpoch)
         let time = overflow ? nil : CaptureTime(seconds: micros / 1_000_000, nanoseconds: micros % 1_000_000 * 1_000)
-        return .record(CaptureRecord(time: time, link: Self.link(datalink, flags: flags), payload: payload), consumed: reader.offset)
+        return .record(
+            CaptureRecord(time: time, link: Self.link(datalink, flags: flags), payload: payload),
+            consumed: reader.offset)
     }
 
     static func link(_ datalink: UInt32, flags: UInt32) -> LinkHeader {
         switch Datalink(rawValue: datalink) {
         case .hciUART: .h4(incoming: flags & 1 == 1)
-        case .linuxMonitor: .monitorFields(adapter: UInt16(truncatingIfNeeded: flags >> 16), opcode: UInt16(truncatingIfNeeded: flags))
+        case .linuxMonitor:
+            .monitorFields(adapter: UInt16(truncatingIfNeeded: flags >> 16), opcode: UInt16(truncatingIfNeeded: flags))
         case .hciUnencapsulated: .hciUnencapsulated(incoming: flags & 1 == 1, commandOrEvent: flags & 2 == 2)
         case nil: .unsupported(datalink)
         }

@@ -6,7 +6,9 @@ public enum BlueZAdvert {
     /// offset 0, content `4C 00 02 15 <UUID> [<major>]` (Apple's company id, iBeacon type and length).
     public static func pattern(for region: BeaconRegion) -> [UInt8] {
         var content: [UInt8] = [0x4C, 0x00, 0x02, 0x15]
-        for shift in stride(from: 120, through: 0, by: -8) { content.append(UInt8(truncatingIfNeeded: region.uuid.rawValue >> UInt128(shift))) }
+        for shift in stride(from: 120, through: 0, by: -8) {
+            content.append(UInt8(truncatingIfNeeded: region.uuid.rawValue >> UInt128(shift)))
+        }
         if let major = region.major { content += [UInt8(major >> 8), UInt8(major & 0xFF)] }
         return content
     }
@@ -25,7 +27,9 @@ public enum BlueZAdvert {
         }
         guard data.count <= 31 else { return nil }
         var report: [UInt8] = [0x01, 0x03, random ? 0x01 : 0x00]
-        for shift in stride(from: 0, through: 40, by: 8) { report.append(UInt8(truncatingIfNeeded: address.rawValue >> UInt64(shift))) }
+        for shift in stride(from: 0, through: 40, by: 8) {
+            report.append(UInt8(truncatingIfNeeded: address.rawValue >> UInt64(shift)))
+        }
         report.append(UInt8(data.count))
         report += data
         report.append(UInt8(bitPattern: rssi ?? 127))

@@ -64,5 +64,7 @@ public enum ByteOrder: Sendable {
 
     /// The integer whose bytes, stored in this order, were loaded as `raw`.
     @inlinable @inline(__always)
-    public func value<T: FixedWidthInteger>(_ raw: T) -> T { self == .little ? T(littleEndian: raw) : T(bigEndian: raw) }
+    public func value<T: FixedWidthInteger>(_ raw: T) -> T {
+        self == .little ? T(littleEndian: raw) : T(bigEndian: raw)
+    }
 }

@@ -72,7 +72,9 @@ public final class CaptureStream<Source: ByteSource> {
 
     // Inlined into `forEachRecord`, so the caller gets one loop, specialised for its closure and the framers.
     @inlinable @inline(__always)
-    func drive<Framer: CaptureFramer>(_ framer: inout Framer, _ body: (CaptureRecord, RecordPosition) throws -> Void) throws {
+    func drive<Framer: CaptureFramer>(_ framer: inout Framer, _ body: (CaptureRecord, RecordPosition) throws -> Void)
+        throws
+    {
         var frame = 0
         // The window's bounds are kept in locals while records are handed out, not read from and written back to
         // this object for every record; they are stored before `fill` or `discard` moves them and read again
@@ -88,7 +90,9 @@ public final class CaptureStream<Source: ByteSource> {
             switch framer.next(window, atEnd: sourceAtEnd) {
             case .record(let record, let consumed):
                 // 0 < consumed <= window.count, as one unsigned comparison.
-                guard UInt(bitPattern: consumed &- 1) < UInt(bitPattern: window.count) else { return stop(.corruptRecord) }
+                guard UInt(bitPattern: consumed &- 1) < UInt(bitPattern: window.count) else {
+                    return stop(.corruptRecord)
+                }
                 frame &+= 1
                 start &+= consumed
                 try body(record, RecordPosition(frame: frame, endOffset: bufferOffset + start))
@@ -133,7 +137,8 @@ public final class CaptureStream<Source: ByteSource> {
     func fill(atLeast wanted: Int) throws -> Bool {
         if wanted > buffer.count {
             guard wanted <= Self.maxCapacity else { return false }
-            let larger = UnsafeMutableRawBufferPointer.allocate(byteCount: min(Self.maxCapacity, max(wanted, buffer.count * 2)), alignment: 16)
+            let larger = UnsafeMutableRawBufferPointer.allocate(
+                byteCount: min(Self.maxCapacity, max(wanted, buffer.count * 2)), alignment: 16)
             larger.baseAddress!.copyMemory(from: buffer.baseAddress! + start, byteCount: end - start)
             buffer.deallocate()
             buffer = larger
@@ -161,7 +166,8 @@ public final class CaptureStream<Source: ByteSource> {
         var left = count - (end - start)
         (bufferOffset, start, end) = (bufferOffset + end, 0, 0)
         while left > 0 {
-            let read = try source.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<min(left, buffer.count)]))
+            let read = try source.read(
+                into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<min(left, buffer.count)]))
             if read == 0 {
                 sourceAtEnd = true
                 counters.drop(.truncatedRecord)

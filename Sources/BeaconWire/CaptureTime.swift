@@ -66,10 +66,16 @@ struct CivilTime {
         let nanos = time.nanosecondsSinceEpoch
         var seconds = nanos / 1_000_000_000
         var fraction = nanos % 1_000_000_000
-        if fraction < 0 { fraction += 1_000_000_000; seconds -= 1 }
+        if fraction < 0 {
+            fraction += 1_000_000_000
+            seconds -= 1
+        }
         var days = seconds / 86_400
         var secondOfDay = seconds % 86_400
-        if secondOfDay < 0 { secondOfDay += 86_400; days -= 1 }
+        if secondOfDay < 0 {
+            secondOfDay += 86_400
+            days -= 1
+        }
         // Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097

@@ -71,15 +71,20 @@ public struct DecodeCounters: Equatable, Sendable {
 
 /// One counter per `DropReason`, stored inline so that counting never allocates.
 public struct DropCounts: Equatable, Sendable {
-    @usableFromInline var storage: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) =
-        (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    @usableFromInline var storage:
+        (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
 
     @inlinable public init() {}
 
     @inlinable
     public subscript(reason: DropReason) -> UInt64 {
         get { withUnsafeBytes(of: storage) { $0.load(fromByteOffset: reason.rawValue * 8, as: UInt64.self) } }
-        set { withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: newValue, toByteOffset: reason.rawValue * 8, as: UInt64.self) } }
+        set {
+            withUnsafeMutableBytes(of: &storage) {
+                $0.storeBytes(of: newValue, toByteOffset: reason.rawValue * 8, as: UInt64.self)
+            }
+        }
     }
 
     @inlinable @inline(__always)
@@ -99,7 +104,11 @@ public struct KindCounts: Equatable, Sendable {
     @inlinable
     public subscript(kind: AdvertKind) -> UInt64 {
         get { withUnsafeBytes(of: storage) { $0.load(fromByteOffset: Int(kind.rawValue) * 8, as: UInt64.self) } }
-        set { withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: newValue, toByteOffset: Int(kind.rawValue) * 8, as: UInt64.self) } }
+        set {
+            withUnsafeMutableBytes(of: &storage) {
+                $0.storeBytes(of: newValue, toByteOffset: Int(kind.rawValue) * 8, as: UInt64.self)
+            }
+        }
     }
 
     @inlinable @inline(__always)
@@ -116,6 +125,7 @@ public struct KindCounts: Equatable, Sendable {
 func addOne<Storage>(to storage: inout Storage, at index: Int) {
     withUnsafeMutableBytes(of: &storage) { counts in
         let offset = index * 8
-        counts.storeBytes(of: counts.load(fromByteOffset: offset, as: UInt64.self) &+ 1, toByteOffset: offset, as: UInt64.self)
+        counts.storeBytes(
+            of: counts.load(fromByteOffset: offset, as: UInt64.self) &+ 1, toByteOffset: offset, as: UInt64.self)
     }
 }

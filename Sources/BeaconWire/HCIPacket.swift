@@ -1,7 +1,11 @@
 /// An HCI packet taken out of its link-layer framing.
 public struct HCIPacket {
     public enum Kind: UInt8, Sendable {
-        case command = 1, acl = 2, sco = 3, event = 4, iso = 5
+        case command = 1
+        case acl = 2
+        case sco = 3
+        case event = 4
+        case iso = 5
     }
 
     public var kind: Kind

@@ -72,7 +72,9 @@ public struct HexTextFramer: CaptureFramer {
         }
         guard decoder.written > 0 else { return .dropped(.badHexLine, consumed: consumed) }
         let payload = UnsafeRawBufferPointer(rebasing: text[0..<decoder.written])
-        return .record(CaptureRecord(time: time, link: .h4(incoming: incoming), adapter: adapter, payload: payload), consumed: consumed)
+        return .record(
+            CaptureRecord(time: time, link: .h4(incoming: incoming), adapter: adapter, payload: payload),
+            consumed: consumed)
     }
 
     /// Whether the first line that is not blank, a comment or an hcidump banner reads as a packet
@@ -82,7 +84,8 @@ public struct HexTextFramer: CaptureFramer {
         while start < text.count {
             let end = lineEnd(text, from: start, atEnd: true)!
             var cursor = skipBlanks(text, from: start, to: end)
-            let meaningful = cursor < end && text[cursor] != UInt8(ascii: "#")
+            let meaningful =
+                cursor < end && text[cursor] != UInt8(ascii: "#")
                 && !hasPrefix(text, cursor, "HCI sniffer") && !hasPrefix(text, cursor, "device: ")
             if meaningful {
                 _ = HexTimestamp.parse(text, cursor: &cursor, end: end)

@@ -29,13 +29,16 @@ enum HexTimestamp {
         }
         guard let year = number(4), expect(0x2D), let month = number(2), expect(0x2D), let day = number(2),
             expect(0x20, 0x54), let hour = number(2), expect(0x3A), let minute = number(2), expect(0x3A),
-            let second = number(2), (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+            let second = number(2), (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60,
+            second < 61
         else { return nil }
         let nanoseconds = fraction(text, &index, end)
         if index < end, text[index] == UInt8(ascii: "Z") { index += 1 }
         guard index == end || text[index] == 0x20 || text[index] == 0x09 else { return nil }
         let days = CivilTime.days(year: year, month: month, day: day)
-        return (CaptureTime(seconds: days * 86_400 + hour * 3_600 + minute * 60 + second, nanoseconds: nanoseconds), index)
+        return (
+            CaptureTime(seconds: days * 86_400 + hour * 3_600 + minute * 60 + second, nanoseconds: nanoseconds), index
+        )
     }
 
     private static func unixSeconds(_ text: UnsafeRawBufferPointer, _ start: Int, _ end: Int) -> (CaptureTime, Int)? {

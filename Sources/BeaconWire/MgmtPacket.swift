@@ -11,7 +11,9 @@ public enum MgmtPacket {
         HCICommand.le16(opcode) + HCICommand.le16(index) + HCICommand.le16(UInt16(parameters.count)) + parameters
     }
 
-    public static func setPowered(_ on: Bool, index: UInt16) -> [UInt8] { command(setPowered, index: index, [on ? 1 : 0]) }
+    public static func setPowered(_ on: Bool, index: UInt16) -> [UInt8] {
+        command(setPowered, index: index, [on ? 1 : 0])
+    }
 
     /// The answer to a command: which command, for which controller, and its mgmt status (0 success).
     public struct Reply: Equatable, Sendable {

@@ -58,7 +58,9 @@ public struct PcapFramer: CaptureFramer {
         // 32-bit seconds and fractions cannot overflow 64-bit nanoseconds, so no overflow checks are needed.
         let nanoseconds = Int64(seconds) &* 1_000_000_000 &+ Int64(fraction) &* (nanosecondTimestamps ? 1 : 1_000)
         let payload = UnsafeRawBufferPointer(start: header + Self.recordHeaderLength, count: captured)
-        return .record(CaptureRecord(time: CaptureTime(nanosecondsSinceEpoch: nanoseconds), link: link, payload: payload), consumed: consumed)
+        return .record(
+            CaptureRecord(time: CaptureTime(nanosecondsSinceEpoch: nanoseconds), link: link, payload: payload),
+            consumed: consumed)
     }
 
     @inlinable @inline(__always)

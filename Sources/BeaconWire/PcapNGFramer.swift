@@ -50,11 +50,14 @@ public struct PcapNGFramer: CaptureFramer {
         switch type {
         case BlockType.interfaceDescription, BlockType.enhancedPacket, BlockType.simplePacket, BlockType.obsoletePacket:
             guard length <= maxCaptureRecordLength + 64 else {
-                return type == BlockType.interfaceDescription ? .skipped(consumed: length) : .dropped(.corruptRecord, consumed: length)
+                return type == BlockType.interfaceDescription
+                    ? .skipped(consumed: length) : .dropped(.corruptRecord, consumed: length)
             }
             guard window.count >= length else { return .needMore(length) }
             let block = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(window)[0..<length])
-            guard ByteReader(block, offset: length - 4).peekU32(order) == UInt32(length) else { return .corrupt(.corruptRecord) }
+            guard ByteReader(block, offset: length - 4).peekU32(order) == UInt32(length) else {
+                return .corrupt(.corruptRecord)
+            }
             return type == BlockType.interfaceDescription
                 ? describeInterface(block, order: order)
                 : packet(type: type, block: block, order: order)

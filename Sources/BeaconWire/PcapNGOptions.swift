@@ -1,6 +1,7 @@
 /// pcapng options: `code`, `length`, value padded to 32 bits; code 0 ends the list.
 enum PcapNGOptions {
-    static func forEach(in reader: inout ByteReader, order: ByteOrder, _ body: (UInt16, UnsafeRawBufferPointer) -> Void) {
+    static func forEach(in reader: inout ByteReader, order: ByteOrder, _ body: (UInt16, UnsafeRawBufferPointer) -> Void)
+    {
         while let code = reader.u16(order), let length = reader.u16(order), code != 0 {
             guard let value = reader.slice(Int(length)) else { return }
             body(code, value)
@@ -16,7 +17,9 @@ enum PcapNGOptions {
             let prefixBytes = Array(prefix.utf8)
             guard name.starts(with: prefixBytes) else { continue }
             let digits = name.dropFirst(prefixBytes.count)
-            guard !digits.isEmpty, digits.count <= 5, digits.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+            guard !digits.isEmpty, digits.count <= 5, digits.allSatisfy({ (0x30...0x39).contains($0) }) else {
+                return nil
+            }
             return UInt16(exactly: digits.reduce(0) { $0 * 10 + Int($1 - 0x30) })
         }
         return nil

@@ -9,6 +9,8 @@ enum APIError {
     }
     static let notFound = HTTPError(.notFound, message: "no such bike for this token")
     static func tooManyRequests(retryAfter seconds: Int) -> HTTPError {
-        HTTPError(.tooManyRequests, headers: [.retryAfter: String(seconds)], message: "too many requests; try again in \(seconds) s")
+        HTTPError(
+            .tooManyRequests, headers: [.retryAfter: String(seconds)],
+            message: "too many requests; try again in \(seconds) s")
     }
 }

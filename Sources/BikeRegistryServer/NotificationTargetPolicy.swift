@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,12 +14,16 @@ struct NotificationTargetPolicy: Sendable {
     /// Why `url` is refused, or nil when it may be called.
     func refusal(for url: String) async -> String? {
         guard Self.hasTheDocumentsShape(url) else {
-            return "not an http or https URL of the shape docs/registry-api.yaml gives (host, port, path and query of plain characters)"
+            return
+                "not an http or https URL of the shape docs/registry-api.yaml gives (host, port, path and query of plain characters)"
         }
-        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
+        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
+            scheme == "http" || scheme == "https",
             let host = components.host, !host.isEmpty
         else { return "not an http or https URL" }
-        guard components.user == nil, components.password == nil else { return "a URL with a user name or password is not accepted" }
+        guard components.user == nil, components.password == nil else {
+            return "a URL with a user name or password is not accepted"
+        }
         if allowPrivate { return nil }
         let port = components.port.map(String.init) ?? (scheme == "https" ? "443" : "80")
         let addresses = await Self.resolve(host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")), port: port)
@@ -33,7 +38,13 @@ struct NotificationTargetPolicy: Sendable {
     /// `^https?://[A-Za-z0-9.-]+(:[1-9][0-9]{0,4})?(/[A-Za-z0-9._~%/-]*)?(\?[A-Za-z0-9._~%&=+-]*)?$`.
     static func hasTheDocumentsShape(_ url: String) -> Bool {
         var rest = Substring(url)
-        if rest.hasPrefix("https://") { rest = rest.dropFirst(8) } else if rest.hasPrefix("http://") { rest = rest.dropFirst(7) } else { return false }
+        if rest.hasPrefix("https://") {
+            rest = rest.dropFirst(8)
+        } else if rest.hasPrefix("http://") {
+            rest = rest.dropFirst(7)
+        } else {
+            return false
+        }
         func run(_ allowed: (Character) -> Bool) -> Substring {
             let taken = rest.prefix(while: allowed)
             rest = rest.dropFirst(taken.count)
@@ -61,14 +72,20 @@ struct NotificationTargetPolicy: Sendable {
                 var hints = addrinfo()
                 hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
                 var list: UnsafeMutablePointer<addrinfo>?
-                guard getaddrinfo(host, port, &hints, &list) == 0, let first = list else { return continuation.resume(returning: []) }
+                guard getaddrinfo(host, port, &hints, &list) == 0, let first = list else {
+                    return continuation.resume(returning: [])
+                }
                 defer { freeaddrinfo(first) }
                 var addresses: [String] = []
                 var entry: UnsafeMutablePointer<addrinfo>? = first
                 while let current = entry {
                     var buffer = [CChar](repeating: 0, count: Int(NI_MAXHOST))
-                    if getnameinfo(current.pointee.ai_addr, current.pointee.ai_addrlen, &buffer, socklen_t(buffer.count), nil, 0, NI_NUMERICHOST) == 0 {
-                        addresses.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+                    if getnameinfo(
+                        current.pointee.ai_addr, current.pointee.ai_addrlen, &buffer, socklen_t(buffer.count), nil, 0,
+                        NI_NUMERICHOST) == 0
+                    {
+                        addresses.append(
+                            String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
                     }
                     entry = current.pointee.ai_next
                 }
@@ -96,7 +113,8 @@ struct NotificationTargetPolicy: Sendable {
 
     private static func isInternal(v4 address: UInt32) -> Bool {
         let ranges: [(UInt32, Int)] = [
-            (0x0000_0000, 8), (0x0a00_0000, 8), (0x6440_0000, 10), (0x7f00_0000, 8), (0xa9fe_0000, 16), (0xac10_0000, 12),
+            (0x0000_0000, 8), (0x0a00_0000, 8), (0x6440_0000, 10), (0x7f00_0000, 8), (0xa9fe_0000, 16),
+            (0xac10_0000, 12),
             (0xc0a8_0000, 16), (0xe000_0000, 4), (0xf000_0000, 4),
         ]
         return ranges.contains { base, bits in address >> (32 - bits) == base >> (32 - bits) }

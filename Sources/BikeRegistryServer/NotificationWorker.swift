@@ -1,6 +1,6 @@
-import DaemonSupport
 import AsyncHTTPClient
 import BikeRegistryStore
+import DaemonSupport
 import Foundation
 import Logging
 import NIOCore
@@ -24,7 +24,10 @@ final class NotificationWorker: Service {
     static let concurrency = 8
     static let giveUpAfter: TimeInterval = 3 * 86_400
 
-    init(database: any RegistryStore, doorbell: Doorbell, targets: NotificationTargetPolicy, client: HTTPClient, retryBase: Duration, logger: Logger) {
+    init(
+        database: any RegistryStore, doorbell: Doorbell, targets: NotificationTargetPolicy, client: HTTPClient,
+        retryBase: Duration, logger: Logger
+    ) {
         self.retryBase = Double(retryBase.components.seconds) + Double(retryBase.components.attoseconds) / 1e18
         self.database = database
         self.doorbell = doorbell
@@ -49,7 +52,9 @@ final class NotificationWorker: Service {
                         for _ in 0..<Self.concurrency {
                             group.addTask {
                                 var count = 0
-                                while !Task.isCancelled, try await self.database.deliverDueNotification(now: Date(), self.deliver) { count += 1 }
+                                while !Task.isCancelled,
+                                    try await self.database.deliverDueNotification(now: Date(), self.deliver)
+                                { count += 1 }
                                 return count
                             }
                         }
@@ -66,7 +71,8 @@ final class NotificationWorker: Service {
     /// One attempt, and what the store should make of it.
     @Sendable private func deliver(_ notification: PendingNotification) async -> DeliveryOutcome {
         let metadata: Logger.Metadata = [
-            "notification.id": "\(notification.id)", "notification.channel": "\(notification.channel.rawValue)", "bike.id": "\(notification.bikeId)",
+            "notification.id": "\(notification.id)", "notification.channel": "\(notification.channel.rawValue)",
+            "bike.id": "\(notification.bikeId)",
         ]
         switch await attempt(notification) {
         case .delivered:
@@ -77,12 +83,16 @@ final class NotificationWorker: Service {
             return .gone
         case .retry(let reason, let retryAfter):
             if Date().timeIntervalSince(notification.createdAt) > Self.giveUpAfter {
-                logger.warning("notification abandoned after three days", metadata: metadata.merging(["reason": "\(reason)"]) { $1 })
+                logger.warning(
+                    "notification abandoned after three days",
+                    metadata: metadata.merging(["reason": "\(reason)"]) { $1 })
                 return .abandon(error: reason)
             }
             let backoff = min(3600, retryBase * pow(2, Double(min(notification.attempts, 12))))
             let wait = max(backoff, min(3600, retryAfter ?? 0))
-            logger.info("notification retried later", metadata: metadata.merging(["reason": "\(reason)", "retry.seconds": "\(Int(wait))"]) { $1 })
+            logger.info(
+                "notification retried later",
+                metadata: metadata.merging(["reason": "\(reason)", "retry.seconds": "\(Int(wait))"]) { $1 })
             return .retry(at: Date().addingTimeInterval(wait), error: reason)
         }
     }
@@ -94,13 +104,18 @@ final class NotificationWorker: Service {
     }
 
     private func attempt(_ notification: PendingNotification) async -> Outcome {
-        if let refusal = await targets.refusal(for: notification.target) { return .retry("target refused: \(refusal)", retryAfter: 3600) }
+        if let refusal = await targets.refusal(for: notification.target) {
+            return .retry("target refused: \(refusal)", retryAfter: 3600)
+        }
         var request = HTTPClientRequest(url: notification.target)
         request.method = .POST
         switch notification.channel {
         case .webhook:
             let timestamp = Int(Date().timeIntervalSince1970)
-            guard let signature = WebhookSignature.sign(id: notification.id, timestamp: timestamp, body: notification.payload, secret: notification.webhookSecret)
+            guard
+                let signature = WebhookSignature.sign(
+                    id: notification.id, timestamp: timestamp, body: notification.payload,
+                    secret: notification.webhookSecret)
             else { return .retry("the bike's webhook secret is malformed", retryAfter: nil) }
             request.headers.add(name: "Content-Type", value: "application/json")
             request.headers.add(name: "webhook-id", value: notification.id)
@@ -108,7 +123,9 @@ final class NotificationWorker: Service {
             request.headers.add(name: "webhook-signature", value: signature)
             request.body = .bytes(ByteBuffer(string: notification.payload))
         case .ntfy:
-            guard let payload = try? NotificationPayload.decode(notification.payload) else { return .retry("unreadable payload", retryAfter: 3600) }
+            guard let payload = try? NotificationPayload.decode(notification.payload) else {
+                return .retry("unreadable payload", retryAfter: 3600)
+            }
             let message = NtfyMessage(payload)
             for (name, value) in message.headers { request.headers.add(name: name, value: value) }
             request.body = .bytes(ByteBuffer(string: message.body))

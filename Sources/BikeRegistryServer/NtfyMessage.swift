@@ -13,7 +13,8 @@ struct NtfyMessage: Equatable {
 
     init(_ payload: NotificationPayload) {
         let station = payload.data.station
-        let time = payload.data.seenAt.formatted(Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day().time(includingFractionalSeconds: false))
+        let time = payload.data.seenAt.formatted(
+            Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day().time(includingFractionalSeconds: false))
         let place = String(format: "%.5f, %.5f", station.latitude, station.longitude)
         switch payload.type {
         case .seen:
@@ -22,10 +23,16 @@ struct NtfyMessage: Equatable {
             body = "Your bike is no longer heard at \(station.name) (\(place)); last heard at \(time) UTC."
         }
         headers = [
-            ("Title", Self.headerValue(payload.type == .seen ? "Bike seen at \(station.name)" : "Bike left \(station.name)")),
+            (
+                "Title",
+                Self.headerValue(payload.type == .seen ? "Bike seen at \(station.name)" : "Bike left \(station.name)")
+            ),
             ("Tags", payload.type == .seen ? "motorcycle,warning" : "motorcycle"),
             ("Priority", payload.type == .seen ? "high" : "default"),
-            ("Click", "https://www.openstreetmap.org/?mlat=\(station.latitude)&mlon=\(station.longitude)#map=18/\(station.latitude)/\(station.longitude)"),
+            (
+                "Click",
+                "https://www.openstreetmap.org/?mlat=\(station.latitude)&mlon=\(station.longitude)#map=18/\(station.latitude)/\(station.longitude)"
+            ),
         ]
     }
 

@@ -35,9 +35,11 @@ struct OwnerRoutes: Sendable {
         case .registered(let registration):
             return try JSONBody.response(
                 RegistrationAnswer(
-                    id: registration.bike.id, ownerToken: registration.ownerToken, webhookSecret: registration.webhookSecret,
+                    id: registration.bike.id, ownerToken: registration.ownerToken,
+                    webhookSecret: registration.webhookSecret,
                     bike: OwnerBike(registration.bike)),
-                status: .created, headers: [.location: "/owner/bikes/\(registration.bike.id)", .cacheControl: "no-store"])
+                status: .created,
+                headers: [.location: "/owner/bikes/\(registration.bike.id)", .cacheControl: "no-store"])
         }
     }
 
@@ -62,10 +64,12 @@ struct OwnerRoutes: Sendable {
     private func change(_ request: Request, _ context: some RequestContext) async throws -> Response {
         let (bike, token) = try await ownedBike(request, context)
         let body = try await JSONBody.decode(ChangeBody.self, from: request)
-        for case let (name, url??) in [("webhook", body.change.webhookURL), ("ntfy", body.change.ntfyURL)] {
+        for case (let name, let url??) in [("webhook", body.change.webhookURL), ("ntfy", body.change.ntfyURL)] {
             if let refusal = await targets.refusal(for: url) { throw APIError.badRequest("notify.\(name): \(refusal)") }
         }
-        guard let changed = try await database.update(id: bike.id, ownerToken: token, body.change) else { throw APIError.notFound }
+        guard let changed = try await database.update(id: bike.id, ownerToken: token, body.change) else {
+            throw APIError.notFound
+        }
         if changed.missing != bike.missing { try await snapshot.listChanged() }
         return try JSONBody.response(OwnerBike(changed), headers: [.cacheControl: "no-store"])
     }
@@ -86,7 +90,8 @@ struct OwnerRoutes: Sendable {
                 bikeId: bike.id, stationsListeningLastHour: listening,
                 sightings: sightings.map {
                     SightingsAnswer.Item(
-                        kind: $0.kind, seenAt: $0.seenAt, firstSeen: $0.firstSeen, lastSeen: $0.lastSeen, station: $0.station,
+                        kind: $0.kind, seenAt: $0.seenAt, firstSeen: $0.firstSeen, lastSeen: $0.lastSeen,
+                        station: $0.station,
                         proximity: $0.proximity, rssi: $0.rssi, visitId: $0.visitId)
                 }),
             headers: [.cacheControl: "no-store"])
@@ -103,7 +108,9 @@ struct RegistrationBody: Decodable {
         func text(_ name: String) throws -> String {
             // Counted in code points, as JSON Schema's maxLength counts.
             let value = try container.decode(String.self, forKey: AnyKey(stringValue: name))
-            guard (1...100).contains(value.unicodeScalars.count) else { throw FieldError("\(name) is 1 to 100 characters") }
+            guard (1...100).contains(value.unicodeScalars.count) else {
+                throw FieldError("\(name) is 1 to 100 characters")
+            }
             return value
         }
         func number(_ name: String) throws -> Int {
@@ -115,7 +122,8 @@ struct RegistrationBody: Decodable {
             throw FieldError("uuid is not a UUID")
         }
         bike = NewBike(
-            uuid: uuid.uuidString, major: try number("major"), minor: try number("minor"), make: try text("make"), model: try text("model"),
+            uuid: uuid.uuidString, major: try number("major"), minor: try number("minor"), make: try text("make"),
+            model: try text("model"),
             colour: try text("colour"))
     }
 }

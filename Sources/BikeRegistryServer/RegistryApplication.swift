@@ -1,6 +1,6 @@
 import AsyncHTTPClient
-import DaemonSupport
 public import BikeRegistryStore
+import DaemonSupport
 import Foundation
 public import Hummingbird
 public import Logging
@@ -15,27 +15,39 @@ public enum RegistryApplication {
         let doorbell = Doorbell()
         let targets = NotificationTargetPolicy(allowPrivate: configuration.allowPrivateWebhooks)
         let router = Router(context: RegistryRequestContext.self)
-        let refreshes = StationRefreshLog(database: database, interval: configuration.refreshWriteInterval, logger: logger)
-        let snapshot = RegistrySnapshot(database: database, interval: configuration.snapshotInterval, logger: logger, encode: StationRoutes.encode)
+        let refreshes = StationRefreshLog(
+            database: database, interval: configuration.refreshWriteInterval, logger: logger)
+        let snapshot = RegistrySnapshot(
+            database: database, interval: configuration.snapshotInterval, logger: logger, encode: StationRoutes.encode)
         router.add(middleware: RequestLog(logger: logger))
         router.add(middleware: StoreUnavailable(logger: logger))
         router.add(middleware: MethodNotAllowed())
         StationRoutes(
-            database: database, limiter: RateLimiter(perMinute: configuration.requestsPerMinute), doorbell: doorbell, refreshes: refreshes,
+            database: database, limiter: RateLimiter(perMinute: configuration.requestsPerMinute), doorbell: doorbell,
+            refreshes: refreshes,
             snapshot: snapshot
         ).add(to: router)
         OwnerRoutes(
             database: database, registrations: RateLimiter(perMinute: configuration.registrationsPerMinute),
             requests: RateLimiter(perMinute: configuration.requestsPerMinute), targets: targets, snapshot: snapshot
         ).add(to: router)
-        let worker = NotificationWorker(database: database, doorbell: doorbell, targets: targets, client: HTTPClient.shared, retryBase: configuration.retryBase, logger: logger)
+        let worker = NotificationWorker(
+            database: database, doorbell: doorbell, targets: targets, client: HTTPClient.shared,
+            retryBase: configuration.retryBase, logger: logger)
         let notifier = SystemdNotifier(environment: ProcessInfo.processInfo.environment)
         return Application(
-            router: router, configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "bike-registry"),
-            services: [snapshot, worker, refreshes, RetentionService(database: database, retention: configuration.retention, logger: logger)],
+            router: router,
+            configuration: .init(
+                address: .hostname(configuration.host, port: configuration.port), serverName: "bike-registry"),
+            services: [
+                snapshot, worker, refreshes,
+                RetentionService(database: database, retention: configuration.retention, logger: logger),
+            ],
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? configuration.port
-                logger.info("bike-registry listening", metadata: ["address": "\(configuration.host):\(port)", "database": "\(database.location)"])
+                logger.info(
+                    "bike-registry listening",
+                    metadata: ["address": "\(configuration.host):\(port)", "database": "\(database.location)"])
                 notifier?.notify(["READY=1", "STATUS=listening on \(configuration.host):\(port)"])
                 await onServerRunning(port)
             },

@@ -20,7 +20,8 @@ public struct RegistryServerConfiguration: Sendable {
     public var snapshotInterval: Duration = .milliseconds(250)
 
     public init(
-        host: String = "127.0.0.1", port: Int = 8180, allowPrivateWebhooks: Bool = false, retention: Duration = .seconds(90 * 86_400),
+        host: String = "127.0.0.1", port: Int = 8180, allowPrivateWebhooks: Bool = false,
+        retention: Duration = .seconds(90 * 86_400),
         registrationsPerMinute: Int = 20, requestsPerMinute: Int = 600
     ) {
         self.host = host

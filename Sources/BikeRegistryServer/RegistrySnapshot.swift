@@ -31,7 +31,10 @@ final class RegistrySnapshot: Service {
     private let encode: @Sendable ([MissingBike]) throws -> ByteBuffer
     private let state = Mutex(State())
 
-    init(database: any RegistryStore, interval: Duration, logger: Logger, encode: @escaping @Sendable ([MissingBike]) throws -> ByteBuffer) {
+    init(
+        database: any RegistryStore, interval: Duration, logger: Logger,
+        encode: @escaping @Sendable ([MissingBike]) throws -> ByteBuffer
+    ) {
         self.database = database
         self.interval = interval
         self.logger = logger
@@ -91,13 +94,15 @@ final class RegistrySnapshot: Service {
         var stations: [String: Station]?
         if versions.stations != current?.stations {
             stations = Dictionary(
-                try await database.stations().filter { $0.revokedAt == nil }.map { ($0.keyHash, $0) }, uniquingKeysWith: { first, _ in first })
+                try await database.stations().filter { $0.revokedAt == nil }.map { ($0.keyHash, $0) },
+                uniquingKeysWith: { first, _ in first })
         }
         state.withLock { state in
             // A slower refresh that read older versions does not undo a newer one.
             if let stations, versions.stations >= (state.versions?.stations ?? .min) { state.stations = stations }
             state.versions = RegistryVersions(
-                list: max(versions.list, state.versions?.list ?? .min), stations: max(versions.stations, state.versions?.stations ?? .min))
+                list: max(versions.list, state.versions?.list ?? .min),
+                stations: max(versions.stations, state.versions?.stations ?? .min))
         }
     }
 }

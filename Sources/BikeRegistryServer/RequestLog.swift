@@ -6,7 +6,9 @@ import Logging
 struct RequestLog<Context: RequestContext>: RouterMiddleware {
     let logger: Logger
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         let started = ContinuousClock.now
         do {
             let response = try await next(request, context)
@@ -27,7 +29,8 @@ struct RequestLog<Context: RequestContext>: RouterMiddleware {
         logger.log(
             level: status >= 500 ? .error : .info, "request",
             metadata: [
-                "http.method": "\(request.method.rawValue)", "http.path": "\(request.uri.path)", "http.status": "\(status)",
+                "http.method": "\(request.method.rawValue)", "http.path": "\(request.uri.path)",
+                "http.status": "\(status)",
                 "http.ms": "\(Int(milliseconds.rounded()))",
             ])
     }

@@ -13,7 +13,8 @@ struct RetentionService: Service {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 do {
-                    let purged = try await database.purge(before: Date().addingTimeInterval(-Double(retention.components.seconds)))
+                    let purged = try await database.purge(
+                        before: Date().addingTimeInterval(-Double(retention.components.seconds)))
                     if purged > 0 { logger.info("old sightings deleted", metadata: ["sightings": "\(purged)"]) }
                 } catch {
                     logger.error("cannot delete old sightings: \(error)")

@@ -1,5 +1,5 @@
-import DaemonSupport
 import BikeRegistryStore
+import DaemonSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -16,7 +16,10 @@ final class StationRoutes: Sendable {
     let refreshes: StationRefreshLog
     let snapshot: RegistrySnapshot
 
-    init(database: any RegistryStore, limiter: RateLimiter<Int64>, doorbell: Doorbell, refreshes: StationRefreshLog, snapshot: RegistrySnapshot) {
+    init(
+        database: any RegistryStore, limiter: RateLimiter<Int64>, doorbell: Doorbell, refreshes: StationRefreshLog,
+        snapshot: RegistrySnapshot
+    ) {
         self.database = database
         self.limiter = limiter
         self.doorbell = doorbell
@@ -34,7 +37,9 @@ final class StationRoutes: Sendable {
         // Either way of sending the key is accepted; a request that sends both is let in by either.
         let keys = [query["key"].map(String.init), request.headers[.authorization].flatMap(Self.bearer)]
             .compactMap { $0 }.filter { !$0.isEmpty }
-        guard !keys.isEmpty else { throw APIError.unauthorized("a station key is required, as ?key= or Authorization: Bearer") }
+        guard !keys.isEmpty else {
+            throw APIError.unauthorized("a station key is required, as ?key= or Authorization: Bearer")
+        }
         var found: Station?
         for key in keys where found == nil { found = try await snapshot.station(keyHash: Secrets.hash(key)) }
         guard let station = found else { throw APIError.unauthorized("unknown or revoked station key") }
@@ -70,7 +75,8 @@ final class StationRoutes: Sendable {
         }
         let list = try await snapshot.list()
         return Response(
-            status: .ok, headers: [.contentType: "application/json", .eTag: "\"m\(list.version)\"", .cacheControl: "no-cache"],
+            status: .ok,
+            headers: [.contentType: "application/json", .eTag: "\"m\(list.version)\"", .cacheControl: "no-cache"],
             body: .init(byteBuffer: list.body))
     }
 
@@ -88,7 +94,9 @@ final class StationRoutes: Sendable {
     /// `GET /bikes`'s body, encoded once per version of the list (`RegistrySnapshot`).
     static func encode(_ bikes: [MissingBike]) throws -> ByteBuffer {
         let listed = bikes.map {
-            ListedBike(id: $0.id, beaconUUID: $0.uuid, beaconMajor: $0.major, beaconMinor: $0.minor, missing: true, make: $0.make, model: $0.model, colour: $0.colour)
+            ListedBike(
+                id: $0.id, beaconUUID: $0.uuid, beaconMajor: $0.major, beaconMinor: $0.minor, missing: true,
+                make: $0.make, model: $0.model, colour: $0.colour)
         }
         return ByteBuffer(bytes: try JSONBody.encoder.encode(listed))
     }
@@ -96,8 +104,12 @@ final class StationRoutes: Sendable {
     private func sighting(_ request: Request) async throws -> Response {
         let station = try await station(request, query: request.uri.queryParameters)
         let body = try await JSONBody.decode(SightingBody.self, from: request)
-        guard let key = request.headers[HTTPField.Name("Idempotency-Key")!] else { throw APIError.badRequest("Idempotency-Key is required") }
-        guard key.lowercased() == body.report.sightingId else { throw APIError.badRequest("Idempotency-Key differs from sightingId") }
+        guard let key = request.headers[HTTPField.Name("Idempotency-Key")!] else {
+            throw APIError.badRequest("Idempotency-Key is required")
+        }
+        guard key.lowercased() == body.report.sightingId else {
+            throw APIError.badRequest("Idempotency-Key differs from sightingId")
+        }
         switch try await database.record(body.report, from: station) {
         case .repeated:
             return Self.receipt(body.report.sightingId, "repeat", status: .ok)
@@ -116,7 +128,9 @@ final class StationRoutes: Sendable {
         json.key("sightingId")
         json.string(sightingId)
         json.raw("}")
-        return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: json.text)))
+        return Response(
+            status: status, headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(string: json.text)))
     }
 }
 
@@ -137,7 +151,8 @@ struct SightingBody: Decodable {
     var report: SightingReport
 
     static let fields: Set<String> = [
-        "bikeId", "date", "latitude", "longitude", "sightingId", "kind", "stationId", "uuid", "major", "minor", "firstSeen", "lastSeen",
+        "bikeId", "date", "latitude", "longitude", "sightingId", "kind", "stationId", "uuid", "major", "minor",
+        "firstSeen", "lastSeen",
         "count", "rssi", "proximity", "clockSynchronized",
     ]
     static let proximities: Set<String> = ["immediate", "near", "far", "unknown"]
@@ -145,14 +160,20 @@ struct SightingBody: Decodable {
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: AnyKey.self)
         try container.refuseUnknown(Self.fields)
-        func field<T: Decodable>(_ name: String, _ type: T.Type = T.self) throws -> T { try container.decode(T.self, forKey: AnyKey(stringValue: name)) }
+        func field<T: Decodable>(_ name: String, _ type: T.Type = T.self) throws -> T {
+            try container.decode(T.self, forKey: AnyKey(stringValue: name))
+        }
         let sightingId = try field("sightingId", String.self)
         guard UUID(uuidString: sightingId) != nil else { throw FieldError("sightingId is not a UUID") }
         let bikeId = try field("bikeId", String.self)
         guard (1...256).contains(bikeId.unicodeScalars.count) else { throw FieldError("bikeId is 1 to 256 characters") }
-        guard let kind = SightingReport.Kind(rawValue: try field("kind", String.self)) else { throw FieldError("kind is enter, update or exit") }
+        guard let kind = SightingReport.Kind(rawValue: try field("kind", String.self)) else {
+            throw FieldError("kind is enter, update or exit")
+        }
         let proximity = try field("proximity", String.self)
-        guard Self.proximities.contains(proximity) else { throw FieldError("proximity is immediate, near, far or unknown") }
+        guard Self.proximities.contains(proximity) else {
+            throw FieldError("proximity is immediate, near, far or unknown")
+        }
         // Required by the schema; the registry places a sighting at its station's recorded position, not the one sent.
         for number in ["latitude", "longitude"] { _ = try field(number, Double.self) }
         _ = try field("stationId", String.self)
@@ -168,7 +189,8 @@ struct SightingBody: Decodable {
         if container.contains(synchronized) { _ = try container.decode(Bool.self, forKey: synchronized) }
         report = SightingReport(
             sightingId: sightingId.lowercased(), bikeId: bikeId, kind: kind, date: try container.time("date"),
-            firstSeen: try container.time("firstSeen"), lastSeen: try container.time("lastSeen"), proximity: proximity, rssi: rssi,
+            firstSeen: try container.time("firstSeen"), lastSeen: try container.time("lastSeen"), proximity: proximity,
+            rssi: rssi,
             count: count)
     }
 }

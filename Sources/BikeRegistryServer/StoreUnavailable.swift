@@ -8,14 +8,19 @@ import Logging
 struct StoreUnavailable<Context: RequestContext>: RouterMiddleware {
     let logger: Logger
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         do {
             return try await next(request, context)
         } catch let error as any HTTPResponseError {
             throw error
         } catch {
-            logger.error("the store failed a request", metadata: ["http.path": "\(request.uri.path)", "error": "\(error)"])
-            throw HTTPError(.serviceUnavailable, headers: [.retryAfter: "5"], message: "the registry's database is unavailable; try again shortly")
+            logger.error(
+                "the store failed a request", metadata: ["http.path": "\(request.uri.path)", "error": "\(error)"])
+            throw HTTPError(
+                .serviceUnavailable, headers: [.retryAfter: "5"],
+                message: "the registry's database is unavailable; try again shortly")
         }
     }
 }

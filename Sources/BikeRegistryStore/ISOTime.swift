@@ -44,12 +44,15 @@ public enum ISOTime {
         } else if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
             let sign = bytes[index] == UInt8(ascii: "-") ? -1 : 1
             index += 1
-            guard let hours = number(2), expect(":"), let minutes = number(2), hours <= 23, minutes <= 59 else { return nil }
+            guard let hours = number(2), expect(":"), let minutes = number(2), hours <= 23, minutes <= 59 else {
+                return nil
+            }
             offset = sign * (hours * 3600 + minutes * 60)
         } else {
             return nil
         }
-        guard index == bytes.count, (1...12).contains(month), (1...daysIn(month, year)).contains(day), hour <= 23, minute <= 59, second <= 60
+        guard index == bytes.count, (1...12).contains(month), (1...daysIn(month, year)).contains(day), hour <= 23,
+            minute <= 59, second <= 60
         else { return nil }
         let seconds = daysFromCivil(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second - offset
         return Date(timeIntervalSince1970: Double(seconds) + fraction)

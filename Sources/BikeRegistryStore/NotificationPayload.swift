@@ -34,11 +34,14 @@ public struct NotificationPayload: Codable, Sendable, Equatable {
     public var timestamp: Date
     public var data: Details
 
-    init(type: Kind, timestamp: Date, bikeId: String, station: Station, seenAt: Date, proximity: String, visitId: String) {
+    init(
+        type: Kind, timestamp: Date, bikeId: String, station: Station, seenAt: Date, proximity: String, visitId: String
+    ) {
         self.type = type
         self.timestamp = timestamp
         data = Details(
-            bikeId: bikeId, station: StationPlace(name: station.name, latitude: station.latitude, longitude: station.longitude),
+            bikeId: bikeId,
+            station: StationPlace(name: station.name, latitude: station.latitude, longitude: station.longitude),
             seenAt: seenAt, proximity: proximity, visitId: visitId)
     }
 
@@ -83,7 +86,8 @@ public struct NotificationPayload: Codable, Sendable, Equatable {
         decoder.dateDecodingStrategy = .custom { decoder in
             let text = try decoder.singleValueContainer().decode(String.self)
             guard let date = ISOTime.parse(text) else {
-                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not an ISO 8601 time"))
+                throw DecodingError.dataCorrupted(
+                    .init(codingPath: decoder.codingPath, debugDescription: "not an ISO 8601 time"))
             }
             return date
         }

@@ -58,7 +58,9 @@ public protocol RegistryStore: Sendable {
     /// Takes one notification due by `now` that no other worker holds, calls `deliver` with it, and records what
     /// came of it. False when none was due. While `deliver` runs, no other worker (in this process or, on
     /// PostgreSQL, another server) takes the same message; if the process dies, it is due again at once.
-    func deliverDueNotification(now: Date, _ deliver: @escaping @Sendable (PendingNotification) async -> DeliveryOutcome) async throws -> Bool
+    func deliverDueNotification(
+        now: Date, _ deliver: @escaping @Sendable (PendingNotification) async -> DeliveryOutcome
+    ) async throws -> Bool
     /// When the next undelivered notification is due, if any is owed.
     func nextNotificationDue() async throws -> Date?
     /// Counts by state, for the operator and the tests.
@@ -119,7 +121,9 @@ extension RegistryStore {
     public func record(_ sighting: SightingReport, from station: Station) async throws -> RecordOutcome {
         try await record(sighting, from: station, now: Date())
     }
-    public func sightings(bikeId: String) async throws -> [OwnerSighting] { try await sightings(bikeId: bikeId, limit: 1000) }
+    public func sightings(bikeId: String) async throws -> [OwnerSighting] {
+        try await sightings(bikeId: bikeId, limit: 1000)
+    }
     public func station(key: String) async throws -> Station? { try await station(keyHash: Secrets.hash(key)) }
 }
 
@@ -131,7 +135,8 @@ public enum RegistryStores {
         _ location: String, connections: Int = 16, logger: Logger = Logger(label: "bike-registry.store")
     ) async throws(RegistryStoreError) -> any RegistryStore {
         if PostgresLocation.isPostgres(location) {
-            return try await PostgresRegistryStore.open(PostgresLocation(location), connections: connections, logger: logger)
+            return try await PostgresRegistryStore.open(
+                PostgresLocation(location), connections: connections, logger: logger)
         }
         return try SQLiteRegistryStore(path: location, readers: connections)
     }

@@ -60,7 +60,10 @@ final class SightingBatches: Sendable {
                 let outcomes = try await write(batch.map(\.item))
                 for (waiting, outcome) in zip(batch, outcomes) { waiting.continuation.resume(returning: outcome) }
                 if outcomes.count < batch.count {
-                    for waiting in batch[outcomes.count...] { waiting.continuation.resume(throwing: RegistryStoreError("the batch's answer had no row for it")) }
+                    for waiting in batch[outcomes.count...] {
+                        waiting.continuation.resume(
+                            throwing: RegistryStoreError("the batch's answer had no row for it"))
+                    }
                 }
             } catch {
                 for waiting in batch { waiting.continuation.resume(throwing: error) }

@@ -20,7 +20,8 @@ struct VisitNotifications {
 
     init(sighting: SightingReport, stationId: Int64) {
         let firstSeenMilliseconds = Int64((sighting.firstSeen.timeIntervalSince1970 * 1000).rounded())
-        visitId = Secrets.derivedID(prefix: "visit_", [String(stationId), sighting.bikeId, String(firstSeenMilliseconds)])
+        visitId = Secrets.derivedID(
+            prefix: "visit_", [String(stationId), sighting.bikeId, String(firstSeenMilliseconds)])
     }
 
     /// The messages `sighting` owes the owner of `bike`, which is missing; none when it has no target.
@@ -28,7 +29,9 @@ struct VisitNotifications {
         try candidates(by: sighting, station: station, now: now).compactMap { candidate in
             let target = candidate.channel == .webhook ? bike.webhookURL : bike.ntfyURL
             guard candidate.due, let target else { return nil }
-            return Row(id: candidate.id, type: candidate.type, channel: candidate.channel, target: target, payload: candidate.payload)
+            return Row(
+                id: candidate.id, type: candidate.type, channel: candidate.channel, target: target,
+                payload: candidate.payload)
         }
     }
 
@@ -40,13 +43,17 @@ struct VisitNotifications {
         var candidates: [Candidate] = []
         for (type, at) in [(NotificationPayload.Kind.seen, sighting.firstSeen), (.left, sighting.lastSeen)] {
             let due = type == .seen || sighting.kind == .exit
-            let payload = due ? try NotificationPayload(
-                type: type, timestamp: now, bikeId: sighting.bikeId, station: station, seenAt: at, proximity: sighting.proximity, visitId: visitId
-            ).json() : ""
+            let payload =
+                due
+                ? try NotificationPayload(
+                    type: type, timestamp: now, bikeId: sighting.bikeId, station: station, seenAt: at,
+                    proximity: sighting.proximity, visitId: visitId
+                ).json() : ""
             for channel in [PendingNotification.Channel.webhook, .ntfy] {
                 candidates.append(
                     Candidate(
-                        id: Secrets.derivedID(prefix: "msg_", [visitId, type.rawValue, channel.rawValue]), type: type, channel: channel,
+                        id: Secrets.derivedID(prefix: "msg_", [visitId, type.rawValue, channel.rawValue]), type: type,
+                        channel: channel,
                         payload: payload, due: due))
             }
         }

@@ -37,7 +37,9 @@ public final class SystemdNotifier: Sendable {
             // Never wait for the reader: a manager that stops reading (a stuck systemd, a test harness) would
             // otherwise block the thread that called, and with it the daemon's other services. A message that
             // does not fit now is dropped; the next ping or status line carries the news.
-            message.withUnsafeBytes { sendto(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT), address, length) }
+            message.withUnsafeBytes {
+                sendto(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT), address, length)
+            }
         }
         return sent == message.count
     }

@@ -10,7 +10,8 @@ import Logging
 struct BikeRegistryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bike-registry",
-        abstract: "The registry beacond stations report to: owners register bikes and mark them missing, stations fetch the missing list and post sightings, and owners are notified.",
+        abstract:
+            "The registry beacond stations report to: owners register bikes and mark them missing, stations fetch the missing list and post sightings, and owners are notified.",
         discussion: """
             The API is docs/registry-api.yaml. Data lives in one SQLite file (--database PATH, or registry.sqlite in \
             $STATE_DIRECTORY under systemd, else the working directory), or in a PostgreSQL database \
@@ -74,7 +75,8 @@ struct DatabaseOption: ParsableArguments {
 }
 
 struct Serve: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Serve the station and owner API and deliver owners' notifications.")
+    static let configuration = CommandConfiguration(
+        abstract: "Serve the station and owner API and deliver owners' notifications.")
 
     @Option(help: "HOST:PORT to listen on.") var listen = "127.0.0.1:8180"
     @OptionGroup var database: DatabaseOption
@@ -87,18 +89,28 @@ struct Serve: AsyncParsableCommand {
     @Option(
         help: ArgumentHelp(
             "Connections to PostgreSQL at most (readers of a SQLite file).",
-            discussion: "Each server of a shared database takes up to this many of the PostgreSQL server's max_connections (100 by default)."))
+            discussion:
+                "Each server of a shared database takes up to this many of the PostgreSQL server's max_connections (100 by default)."
+        ))
     var databaseConnections = 16
 
     func validate() throws {
-        guard Self.split(listen) != nil else { throw ValidationError("--listen is HOST:PORT, for example 127.0.0.1:8180") }
+        guard Self.split(listen) != nil else {
+            throw ValidationError("--listen is HOST:PORT, for example 127.0.0.1:8180")
+        }
         guard retentionDays >= 1 else { throw ValidationError("--retention-days is at least 1") }
-        guard (2...1000).contains(databaseConnections) else { throw ValidationError("--database-connections is 2 to 1000") }
-        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level is trace, debug, info, notice, warning or error") }
+        guard (2...1000).contains(databaseConnections) else {
+            throw ValidationError("--database-connections is 2 to 1000")
+        }
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("--log-level is trace, debug, info, notice, warning or error")
+        }
     }
 
     static func split(_ address: String) -> (host: String, port: Int)? {
-        guard let colon = address.lastIndex(of: ":"), let port = Int(address[address.index(after: colon)...]), (0...65535).contains(port) else { return nil }
+        guard let colon = address.lastIndex(of: ":"), let port = Int(address[address.index(after: colon)...]),
+            (0...65535).contains(port)
+        else { return nil }
         let host = String(address[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
         return host.isEmpty ? nil : (host, port)
     }
@@ -110,10 +122,12 @@ struct Serve: AsyncParsableCommand {
         let database = try await database.open(connections: databaseConnections, logger: logger)
         let (host, port) = Self.split(listen)!
         let configuration = RegistryServerConfiguration(
-            host: host, port: port, allowPrivateWebhooks: allowPrivateWebhooks, retention: .seconds(retentionDays * 86_400),
+            host: host, port: port, allowPrivateWebhooks: allowPrivateWebhooks,
+            retention: .seconds(retentionDays * 86_400),
             registrationsPerMinute: registrationsPerMinute, requestsPerMinute: requestsPerMinute)
         do {
-            try await RegistryApplication.make(database: database, configuration: configuration, logger: logger).runService()
+            try await RegistryApplication.make(database: database, configuration: configuration, logger: logger)
+                .runService()
         } catch {
             await database.close()
             throw error
@@ -124,29 +138,37 @@ struct Serve: AsyncParsableCommand {
 
 struct StationCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "station", abstract: "Add, list and revoke the cafés' stations and their keys.", subcommands: [Add.self, Import.self, List.self, Revoke.self])
+        commandName: "station", abstract: "Add, list and revoke the cafés' stations and their keys.",
+        subcommands: [Add.self, Import.self, List.self, Revoke.self])
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Add a station and print its key, once.",
-            discussion: "Only a hash of the key is stored: keep it in the station's /etc/beacond/registry-api-key. A running server accepts it at once.")
+            discussion:
+                "Only a hash of the key is stored: keep it in the station's /etc/beacond/registry-api-key. A running server accepts it at once."
+        )
 
         @Argument(help: "The café's name, as owners will read it.") var name: String
         // Unconditional: a value may start with "-" (south of the equator, west of Greenwich).
-        @Option(parsing: .unconditional, help: "The café's latitude (negative south of the equator).") var latitude: Double
-        @Option(parsing: .unconditional, help: "The café's longitude (negative west of Greenwich).") var longitude: Double
+        @Option(parsing: .unconditional, help: "The café's latitude (negative south of the equator).") var latitude:
+            Double
+        @Option(parsing: .unconditional, help: "The café's longitude (negative west of Greenwich).") var longitude:
+            Double
         @Flag(help: "Print {\"name\": …, \"key\": …} for scripts.") var json = false
         @OptionGroup var database: DatabaseOption
 
         func run() async throws {
             let key: String
             do {
-                key = try await database.with { try await $0.addStation(name: name, latitude: latitude, longitude: longitude) }
+                key = try await database.with {
+                    try await $0.addStation(name: name, latitude: latitude, longitude: longitude)
+                }
             } catch let error as RegistryStoreError {
                 throw ValidationError("\(error)")
             }
             if json {
-                let object = try JSONSerialization.data(withJSONObject: ["name": name, "key": key], options: [.sortedKeys])
+                let object = try JSONSerialization.data(
+                    withJSONObject: ["name": name, "key": key], options: [.sortedKeys])
                 print(String(decoding: object, as: UTF8.self))
             } else {
                 print("station \(name) added; its key (shown only now):\n\(key)")
@@ -175,25 +197,32 @@ struct StationCommand: AsyncParsableCommand {
         func run() async throws {
             let text: String
             do {
-                text = file == "-" ? String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self) : try String(contentsOfFile: file, encoding: .utf8)
+                text =
+                    file == "-"
+                    ? String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+                    : try String(contentsOfFile: file, encoding: .utf8)
             } catch {
                 throw ValidationError("cannot read \(file): \(error.localizedDescription)")
             }
             try await database.with { store in
-                for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() where !line.allSatisfy(\.isWhitespace) {
+                for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+                where !line.allSatisfy(\.isWhitespace) {
                     let station: Line
                     do {
                         station = try JSONDecoder().decode(Line.self, from: Data(line.utf8))
                     } catch {
-                        throw ValidationError("\(file): line \(number + 1): not {\"name\", \"latitude\", \"longitude\"}")
+                        throw ValidationError(
+                            "\(file): line \(number + 1): not {\"name\", \"latitude\", \"longitude\"}")
                     }
                     let key: String
                     do {
-                        key = try await store.addStation(name: station.name, latitude: station.latitude, longitude: station.longitude)
+                        key = try await store.addStation(
+                            name: station.name, latitude: station.latitude, longitude: station.longitude)
                     } catch let error as RegistryStoreError {
                         throw ValidationError("\(file): line \(number + 1): \(error)")
                     }
-                    let object = try JSONSerialization.data(withJSONObject: ["name": station.name, "key": key], options: [.sortedKeys])
+                    let object = try JSONSerialization.data(
+                        withJSONObject: ["name": station.name, "key": key], options: [.sortedKeys])
                     print(String(decoding: object, as: UTF8.self))
                 }
             }
@@ -201,7 +230,8 @@ struct StationCommand: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the stations: position, last refresh, last sighting and beacond version.")
+        static let configuration = CommandConfiguration(
+            abstract: "List the stations: position, last refresh, last sighting and beacond version.")
 
         @Flag(help: "One JSON object per station.") var json = false
         @OptionGroup var database: DatabaseOption
@@ -210,33 +240,44 @@ struct StationCommand: AsyncParsableCommand {
             let stations = try await database.with { try await $0.stations() }
             for station in stations {
                 let fields: [String: Any] = [
-                    "name": station.name, "latitude": station.latitude, "longitude": station.longitude, "revoked": station.revokedAt != nil,
-                    "lastRefresh": station.lastRefreshAt.map(Self.time) ?? NSNull(), "lastSighting": station.lastSightingAt.map(Self.time) ?? NSNull(),
+                    "name": station.name, "latitude": station.latitude, "longitude": station.longitude,
+                    "revoked": station.revokedAt != nil,
+                    "lastRefresh": station.lastRefreshAt.map(Self.time) ?? NSNull(),
+                    "lastSighting": station.lastSightingAt.map(Self.time) ?? NSNull(),
                     "userAgent": station.userAgent ?? NSNull(),
                 ]
                 if json {
-                    print(String(decoding: try JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys]), as: UTF8.self))
+                    print(
+                        String(
+                            decoding: try JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys]),
+                            as: UTF8.self))
                 } else {
                     let state = station.revokedAt == nil ? "" : "  REVOKED"
                     print(
                         "\(station.name)  (\(station.latitude), \(station.longitude))  last refresh \(station.lastRefreshAt.map(Self.time) ?? "never")"
-                            + "  last sighting \(station.lastSightingAt.map(Self.time) ?? "never")  \(station.userAgent ?? "")\(state)")
+                            + "  last sighting \(station.lastSightingAt.map(Self.time) ?? "never")  \(station.userAgent ?? "")\(state)"
+                    )
                 }
             }
-            if stations.isEmpty && !json { print("no stations; add one with `bike-registry station add NAME --latitude … --longitude …`") }
+            if stations.isEmpty && !json {
+                print("no stations; add one with `bike-registry station add NAME --latitude … --longitude …`")
+            }
         }
 
         static func time(_ date: Date) -> String { date.formatted(Date.ISO8601FormatStyle()) }
     }
 
     struct Revoke: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Revoke a station's key; a running server refuses it at once. Its sightings are kept.")
+        static let configuration = CommandConfiguration(
+            abstract: "Revoke a station's key; a running server refuses it at once. Its sightings are kept.")
 
         @Argument(help: "The station's name.") var name: String
         @OptionGroup var database: DatabaseOption
 
         func run() async throws {
-            guard try await database.with({ try await $0.revokeStation(name: name) }) else { throw ValidationError("no station named \(name) (or it is revoked already)") }
+            guard try await database.with({ try await $0.revokeStation(name: name) }) else {
+                throw ValidationError("no station named \(name) (or it is revoked already)")
+            }
             print("station \(name) revoked")
         }
     }

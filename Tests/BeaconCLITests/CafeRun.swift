@@ -34,7 +34,8 @@ struct CafeRun {
     func arguments(capture: String = CafeRun.capture) throws -> [String] {
         [
             "run", "--replay", capture, "--speed", "0", "--registry", registry.baseURL, "--state-dir", state,
-            "--control-socket", socket, "--station-id", "e2e-station", "--config", try DaemonEndToEndTests.emptyConfig(in: directory),
+            "--control-socket", socket, "--station-id", "e2e-station", "--config",
+            try DaemonEndToEndTests.emptyConfig(in: directory),
         ]
     }
 
@@ -56,7 +57,9 @@ struct CafeRun {
 
     /// The ids of the capture's sightings in the order the engine makes them, from `beacond replay --missing`.
     static func expectedSightingIDs() async throws -> [String] {
-        let run = try await BeacondRun(["replay", "--missing", bikes, "--station-id", "e2e-station", "--format", "jsonl", capture])
+        let run = try await BeacondRun([
+            "replay", "--missing", bikes, "--station-id", "e2e-station", "--format", "jsonl", capture,
+        ])
         return try run.jsonLines.map { $0["sightingId"] as! String }
     }
 }

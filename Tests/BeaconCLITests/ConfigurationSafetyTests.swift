@@ -6,7 +6,9 @@ import Testing
 /// safely, the API key file checked by `check-config` as `run` checks it, and registry credentials never shown.
 @Suite struct ConfigurationSafetyTests {
     @Test func negativeCoordinatesTakeTheOrdinaryForm() async throws {
-        let run = try await BeacondRun(["check-config", "--config", "/dev/null", "--latitude", "-33.9", "--longitude", "-0.12"])
+        let run = try await BeacondRun([
+            "check-config", "--config", "/dev/null", "--latitude", "-33.9", "--longitude", "-0.12",
+        ])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.contains("at -33.9, -0.12"), "\(run.stdout)")
     }
@@ -15,8 +17,10 @@ import Testing
         let directory = try TemporaryDirectory("beacond-config")
         defer { directory.remove() }
         let path = directory.file("garbage.conf")
-        try Data("station-id = x\n\u{1B}[31mred\u{07} = 1\nlatitude = \u{1B}]0;title\u{07}\n".utf8 + [0xFF, 0xFE, 0x0A])
-            .write(to: URL(fileURLWithPath: path))
+        try Data(
+            "station-id = x\n\u{1B}[31mred\u{07} = 1\nlatitude = \u{1B}]0;title\u{07}\n".utf8 + [0xFF, 0xFE, 0x0A]
+        )
+        .write(to: URL(fileURLWithPath: path))
         let run = try await BeacondRun(["check-config", "--config", path])
         #expect(run.status == 78)
         #expect(!run.stderr.contains("\u{1B}") && !run.stderr.contains("\u{07}"), "\(run.stderr.debugDescription)")
@@ -36,7 +40,8 @@ import Testing
         default: break
         }
         let flags = [
-            "--config", "/dev/null", "--station-id", "cafe-1", "--registry", "https://registry.example/api", "--api-key-file", key,
+            "--config", "/dev/null", "--station-id", "cafe-1", "--registry", "https://registry.example/api",
+            "--api-key-file", key,
             "--state-dir", directory.file("state"), "--control-socket", directory.file("c.sock"),
         ]
         let check = try await BeacondRun(["check-config"] + flags)
@@ -54,7 +59,8 @@ import Testing
         try "a-key\n".write(toFile: directory.file("key"), atomically: true, encoding: .utf8)
         let url = "http://alice:hunter2@192.0.2.7:9/api?token=tok-123"
         let check = try await BeacondRun([
-            "check-config", "--config", "/dev/null", "--station-id", "cafe-1", "--registry", url, "--api-key-file", directory.file("key"),
+            "check-config", "--config", "/dev/null", "--station-id", "cafe-1", "--registry", url, "--api-key-file",
+            directory.file("key"),
         ])
         #expect(check.status == 0, "\(check.stderr)")
         #expect(check.stdout.contains("http://REDACTED@192.0.2.7:9/api?token=REDACTED"), "\(check.stdout)")
@@ -68,10 +74,14 @@ import Testing
         try cache.write(toFile: state + "/missing-bikes.json", atomically: true, encoding: .utf8)
         let quiet = Fixtures.repositoryRoot.appendingPathComponent("Fixtures/edge/h4.btsnoop").path
         let run = try await BeacondRun([
-            "run", "--config", "/dev/null", "--station-id", "cafe-1", "--registry", url, "--api-key-file", directory.file("key"),
-            "--state-dir", state, "--control-socket", directory.file("c.sock"), "--replay", quiet, "--speed", "0", "--exit-when-drained",
+            "run", "--config", "/dev/null", "--station-id", "cafe-1", "--registry", url, "--api-key-file",
+            directory.file("key"),
+            "--state-dir", state, "--control-socket", directory.file("c.sock"), "--replay", quiet, "--speed", "0",
+            "--exit-when-drained",
         ])
         #expect(run.stderr.contains("plain http:// on another machine"), "\(run.stderr)")
-        #expect(!run.stderr.contains("hunter2") && !run.stderr.contains("tok-123") && !run.stderr.contains("a-key"), "\(run.stderr)")
+        #expect(
+            !run.stderr.contains("hunter2") && !run.stderr.contains("tok-123") && !run.stderr.contains("a-key"),
+            "\(run.stderr)")
     }
 }

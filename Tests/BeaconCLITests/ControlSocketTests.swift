@@ -13,8 +13,10 @@ import Testing
         try FileManager.default.copyItem(atPath: DaemonEndToEndTests.bikes, toPath: directory.file("state/bikes.json"))
         let daemon = try DaemonProcess(
             [
-                "run", "--config", try DaemonEndToEndTests.emptyConfig(in: directory), "--replay", DaemonEndToEndTests.capture,
-                "--speed", "30", "--state-dir", directory.file("state"), "--control-socket", directory.file("control.sock"),
+                "run", "--config", try DaemonEndToEndTests.emptyConfig(in: directory), "--replay",
+                DaemonEndToEndTests.capture,
+                "--speed", "30", "--state-dir", directory.file("state"), "--control-socket",
+                directory.file("control.sock"),
             ], logDirectory: directory.path, name: "control")
         try await DaemonControlTests.waitFor("the control socket", daemon) {
             (try? DaemonEndToEndTests.status(socket: directory.file("control.sock"))) != nil
@@ -29,10 +31,14 @@ import Testing
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(socket.utf8) + [0]) }
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         guard connected == 0 else { throw FixtureError("connect \(socket): errno \(errno)") }
-        if !bytes.isEmpty { _ = Array(bytes.utf8).withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } }
+        if !bytes.isEmpty {
+            _ = Array(bytes.utf8).withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        }
         return descriptor
     }
 
@@ -88,7 +94,9 @@ import Testing
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         try #require(bound == 0 && listen(listener, 4) == 0)
         let mute = try await BeacondRun(["status", "--control-socket", path])
@@ -113,7 +121,10 @@ import Testing
         func refresh(groups: String) async throws -> BeacondRun {
             try await BeacondRun.run(
                 executable: "/usr/bin/setpriv",
-                ["--reuid=65534", "--regid=65534", "--groups=\(groups)", BeacondRun.binary.path, "refresh", "--control-socket", socket])
+                [
+                    "--reuid=65534", "--regid=65534", "--groups=\(groups)", BeacondRun.binary.path, "refresh",
+                    "--control-socket", socket,
+                ])
         }
         let member = try await refresh(groups: "0")
         #expect(member.status == 0, "\(member.stderr)")

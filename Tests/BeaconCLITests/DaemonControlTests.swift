@@ -18,15 +18,19 @@ import Testing
         try FileManager.default.copyItem(atPath: DaemonEndToEndTests.bikes, toPath: directory.file("state/bikes.json"))
         let daemon = try DaemonProcess(
             [
-                "run", "--config", try DaemonEndToEndTests.emptyConfig(in: directory), "--replay", DaemonEndToEndTests.capture,
+                "run", "--config", try DaemonEndToEndTests.emptyConfig(in: directory), "--replay",
+                DaemonEndToEndTests.capture,
                 "--speed", "30", "--state-dir", directory.file("state"), "--control-socket", socket,
                 "--station-beacon", "11111111-2222-3333-4444-555555555555:7:7", "--station-silence", "10",
             ],
-            environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "1000000"], logDirectory: directory.path, name: "silent")
+            environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "1000000"], logDirectory: directory.path,
+            name: "silent")
 
         var report: StatusReport?
         for _ in 0..<100 where daemon.process.isRunning {
-            if let status = try? DaemonEndToEndTests.status(socket: socket), !status.healthy, status.capture.iBeacons > 0 {
+            if let status = try? DaemonEndToEndTests.status(socket: socket), !status.healthy,
+                status.capture.iBeacons > 0
+            {
                 report = status
                 break
             }
@@ -107,7 +111,9 @@ import Testing
         let before = registry.requests.count
         kill(daemon.process.processIdentifier, SIGHUP)
         try await Self.waitFor("a refresh with the new key", daemon) {
-            registry.requests.dropFirst(before).contains { $0.path.hasSuffix("bikes") && ($0.query ?? "").contains("new-key-2") }
+            registry.requests.dropFirst(before).contains {
+                $0.path.hasSuffix("bikes") && ($0.query ?? "").contains("new-key-2")
+            }
         }
         try await Self.waitFor("a clean refresh", daemon) {
             (try? DaemonEndToEndTests.status(socket: socket))?.missingSet.lastError == nil
@@ -122,12 +128,15 @@ import Testing
         defer { Task { await second.stop() } }
         second.setBikes(try String(contentsOfFile: DaemonEndToEndTests.bikes, encoding: .utf8))
         second.requireKey("new-key-2")
-        try good.replacingOccurrences(of: registry.baseURL, with: second.baseURL).write(toFile: config, atomically: true, encoding: .utf8)
+        try good.replacingOccurrences(of: registry.baseURL, with: second.baseURL).write(
+            toFile: config, atomically: true, encoding: .utf8)
         kill(daemon.process.processIdentifier, SIGHUP)
         try await Self.waitFor("status naming the new registry", daemon) {
             (try? DaemonEndToEndTests.status(socket: socket))?.missingSet.registry == second.baseURL
         }
-        try await Self.waitFor("the new registry asked for the bikes", daemon) { second.requests.contains { $0.path.hasSuffix("bikes") } }
+        try await Self.waitFor("the new registry asked for the bikes", daemon) {
+            second.requests.contains { $0.path.hasSuffix("bikes") }
+        }
 
         daemon.terminate()
         #expect(await daemon.waitForExit(seconds: 10) == 0)
@@ -151,7 +160,9 @@ import Testing
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(socket.utf8) + [0]) }
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         guard connected == 0 else { throw FixtureError("connect \(socket): errno \(errno)") }
         _ = Array(request.utf8).withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }

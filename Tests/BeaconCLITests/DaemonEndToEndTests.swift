@@ -33,7 +33,8 @@ import Testing
 
         // First run: at 60x the 41-minute capture takes about 41 s; stop it once a few sightings are through.
         let first = try DaemonProcess(
-            common + ["--speed", "60"], environment: ["NOTIFY_SOCKET": notify.path, "JOURNAL_STREAM": "8:1234", "WATCHDOG_USEC": "2000000"],
+            common + ["--speed", "60"],
+            environment: ["NOTIFY_SOCKET": notify.path, "JOURNAL_STREAM": "8:1234", "WATCHDOG_USEC": "2000000"],
             logDirectory: directory.path, name: "first")
         var status: StatusReport?
         let deadline = Date().addingTimeInterval(60)
@@ -84,11 +85,14 @@ import Testing
         let ids = posts.compactMap { $0.body["sightingId"] }
         #expect(ids.count == Set(ids).count, "a sighting was posted twice")
         #expect(posts.allSatisfy { $0.idempotencyKey == $0.body["sightingId"] })
-        let expected = try String(contentsOfFile: Self.groundTruth, encoding: .utf8).split(separator: "\n").map { line in
+        let expected = try String(contentsOfFile: Self.groundTruth, encoding: .utf8).split(separator: "\n").map {
+            line in
             let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
             return "\(object["kind"]!) \(object["bikeId"]!) \(object["firstSeen"]!) \(object["lastSeen"]!)"
         }
-        let received = posts.map { "\($0.body["kind"]!) \($0.body["bikeId"]!) \($0.body["firstSeen"]!) \($0.body["lastSeen"]!)" }
+        let received = posts.map {
+            "\($0.body["kind"]!) \($0.body["bikeId"]!) \($0.body["firstSeen"]!) \($0.body["lastSeen"]!)"
+        }
         #expect(received.sorted() == expected.sorted())
         #expect(posts.allSatisfy { $0.body["stationId"] == "e2e-station" && $0.body["latitude"] == "51.5" })
 
@@ -100,19 +104,26 @@ import Testing
             for address in addresses {
                 #expect(!body.contains(address) && !body.contains(address.replacingOccurrences(of: ":", with: "")))
             }
-            for secret in ["DEVICETOKEN", "SECRET-TOKEN", "OWNERNAME", "NOT FOR BEACOND"] { #expect(!body.contains(secret)) }
+            for secret in ["DEVICETOKEN", "SECRET-TOKEN", "OWNERNAME", "NOT FOR BEACOND"] {
+                #expect(!body.contains(secret))
+            }
         }
         for log in [first.stderr, second.stderr] {
             #expect(!log.contains(Self.apiKey))
             #expect(!log.contains("SECRET-TOKEN"))
-            for address in addresses { #expect(!log.uppercased().contains(address), "a beacon's MAC address was logged") }
+            for address in addresses {
+                #expect(!log.uppercased().contains(address), "a beacon's MAC address was logged")
+            }
         }
     }
 
     @Test func badConfigurationAndMissingFilesExitWithTheirStatus() async throws {
         let directory = try TemporaryDirectory("beacond-e2e")
         defer { directory.remove() }
-        let base = ["run", "--state-dir", directory.file("state"), "--control-socket", directory.file("c.sock"), "--config", try Self.emptyConfig(in: directory)]
+        let base = [
+            "run", "--state-dir", directory.file("state"), "--control-socket", directory.file("c.sock"), "--config",
+            try Self.emptyConfig(in: directory),
+        ]
         let badFlag = try await BeacondRun(base + ["--replay", Self.capture, "--refresh-interval", "soon"])
         #expect(badFlag.status == 78)
         #expect(badFlag.stderr.contains("--refresh-interval"))
@@ -128,7 +139,11 @@ import Testing
         let noBus = try await BeacondRun(base + ["--backend", "dbus"])
         #expect(noBus.status == 69)
         #expect(noBus.stderr.contains("cannot reach bluetoothd on the system bus"))
-        let noKey = try await BeacondRun(base + ["--replay", Self.capture, "--registry", "http://127.0.0.1:9", "--api-key-file", directory.file("no-key"), "--station-id", "e2e"])
+        let noKey = try await BeacondRun(
+            base + [
+                "--replay", Self.capture, "--registry", "http://127.0.0.1:9", "--api-key-file",
+                directory.file("no-key"), "--station-id", "e2e",
+            ])
         #expect(noKey.status == 78)
         #expect(noKey.stderr.contains("no-key"))
     }
@@ -159,8 +174,12 @@ import Testing
             "demo", "--speed", "0", "--capture", DaemonEndToEndTests.capture, "--bikes", DaemonEndToEndTests.bikes,
         ])
         #expect(run.status == 0, "\(run.stderr)")
-        let rows = run.stdout.split(separator: "\n").filter { ["enter ", "update ", "exit "].contains(where: $0.hasPrefix) }
-        let expected = try String(contentsOfFile: DaemonEndToEndTests.groundTruth, encoding: .utf8).split(separator: "\n").count
+        let rows = run.stdout.split(separator: "\n").filter {
+            ["enter ", "update ", "exit "].contains(where: $0.hasPrefix)
+        }
+        let expected = try String(contentsOfFile: DaemonEndToEndTests.groundTruth, encoding: .utf8).split(
+            separator: "\n"
+        ).count
         #expect(rows.count == expected)
         #expect(run.stdout.contains("\(expected) sightings delivered to the embedded registry"))
         #expect(run.stderr.isEmpty, "warnings only, and there should be none: \(run.stderr)")

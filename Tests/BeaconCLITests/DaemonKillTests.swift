@@ -22,7 +22,8 @@ import Testing
         for life in 0..<50 {
             let daemon = try cafe.launch(name: "life-\(life)")
             // Half the kills early (start-up, the replay, the first commits), half later (posting, backoff).
-            let moment = life % 2 == 0 ? Int.random(in: 20...300, using: &random) : Int.random(in: 300...1500, using: &random)
+            let moment =
+                life % 2 == 0 ? Int.random(in: 20...300, using: &random) : Int.random(in: 300...1500, using: &random)
             try await Task.sleep(for: .milliseconds(moment))
             if daemon.process.isRunning { killedWhileRunning += 1 }
             kill(daemon.process.processIdentifier, SIGKILL)
@@ -41,9 +42,14 @@ import Testing
         // One id per event: the same enter, update or exit never arrived under two ids.
         var idsByEvent: [String: Set<String>] = [:]
         for post in posts {
-            idsByEvent["\(post.body["kind"]!) \(post.body["bikeId"]!) \(post.body["firstSeen"]!) \(post.body["lastSeen"]!)", default: []].insert(post.body["sightingId"]!)
+            idsByEvent[
+                "\(post.body["kind"]!) \(post.body["bikeId"]!) \(post.body["firstSeen"]!) \(post.body["lastSeen"]!)",
+                default: []
+            ].insert(post.body["sightingId"]!)
         }
-        #expect(idsByEvent.count == expected.count && idsByEvent.values.allSatisfy { $0.count == 1 }, "\(idsByEvent.filter { $0.value.count > 1 })")
+        #expect(
+            idsByEvent.count == expected.count && idsByEvent.values.allSatisfy { $0.count == 1 },
+            "\(idsByEvent.filter { $0.value.count > 1 })")
         // A sighting is posted again only when a kill fell between the registry's 2xx and the outbox's commit.
         #expect(posts.count - expected.count <= 50, "\(posts.count) posts for \(expected.count) sightings")
     }

@@ -29,12 +29,18 @@ import Testing
         #expect(log.contains("outbox damaged; moved aside"), "\(log)")
         #expect(log.contains("bike cache damaged; moved aside"), "\(log)")
         let moved = try FileManager.default.contentsOfDirectory(atPath: cafe.state).filter { $0.contains(".damaged-") }
-        let movedOutbox = try #require(moved.first { $0.hasPrefix("outbox.sqlite.damaged-") && !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm") })
+        let movedOutbox = try #require(
+            moved.first { $0.hasPrefix("outbox.sqlite.damaged-") && !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm") })
         let movedCache = try #require(moved.first { $0.hasPrefix("missing-bikes.json.damaged-") })
         #expect(log.contains(movedOutbox) && log.contains(movedCache), "the log names where each went")
-        #expect(try Data(contentsOf: URL(fileURLWithPath: cafe.state + "/" + movedOutbox)) == garbage, "the damaged bytes are kept")
-        #expect(try Data(contentsOf: URL(fileURLWithPath: cafe.state + "/" + movedCache)) == cache.prefix(cache.count / 2))
-        #expect(try Data(contentsOf: URL(fileURLWithPath: cachePath)) != cache.prefix(cache.count / 2), "a good cache replaced it")
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: cafe.state + "/" + movedOutbox)) == garbage,
+            "the damaged bytes are kept")
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: cafe.state + "/" + movedCache)) == cache.prefix(cache.count / 2))
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: cachePath)) != cache.prefix(cache.count / 2),
+            "a good cache replaced it")
 
         // A real outbox cut short, and one with two pages the card never wrote (zeros where the outbox and
         // journal tables start). SQLite opens the second without complaint; the page check at start finds it.
@@ -67,7 +73,10 @@ import Testing
         let queue = try DatabaseQueue(path: scratch)
         defer { try? queue.close() }
         return try queue.read { db in
-            try tables.compactMap { try Int.fetchOne(db, sql: "SELECT rootpage FROM sqlite_master WHERE type = 'table' AND name = ?", arguments: [$0]) }
+            try tables.compactMap {
+                try Int.fetchOne(
+                    db, sql: "SELECT rootpage FROM sqlite_master WHERE type = 'table' AND name = ?", arguments: [$0])
+            }
         }
     }
 }

@@ -15,7 +15,8 @@ import Testing
             let registry = RegistryServer()
             try await registry.start()
             registry.requireKey(key)
-            registry.setBikes(#"[{"id":"bike-7","beaconMinor":7,"missing":true},{"id":"bike-8","beaconMinor":8,"missing":false}]"#)
+            registry.setBikes(
+                #"[{"id":"bike-7","beaconMinor":7,"missing":true},{"id":"bike-8","beaconMinor":8,"missing":false}]"#)
             return Station(directory: try TemporaryDirectory("beacond-doctor"), registry: registry)
         }
 
@@ -40,7 +41,8 @@ import Testing
     }
 
     static func line(_ run: BeacondRun, _ check: String) -> String {
-        run.stdout.split(separator: "\n").map(String.init).first { $0.dropFirst(6).hasPrefix(check + ":") } ?? "(no \(check) line)"
+        run.stdout.split(separator: "\n").map(String.init).first { $0.dropFirst(6).hasPrefix(check + ":") }
+            ?? "(no \(check) line)"
     }
 
     @Test func theRegistryAcceptsTheKeyOrNamesTheRefusal() async throws {
@@ -48,9 +50,15 @@ import Testing
         defer { Task { await station.stop() } }
 
         let good = try await BeacondRun(["doctor", "--config", try station.config()])
-        #expect(Self.line(good, "registry").hasPrefix("ok    registry: http://127.0.0.1:\(station.registry.port) answered with 1 missing bikes"), "\(good.stdout)")
-        #expect(Self.line(good, "configuration").hasPrefix("ok    configuration: \(station.directory.file("beacond.conf")) is good"))
-        #expect(Self.line(good, "state directory").hasPrefix("ok    state directory: \(station.directory.path): writable,"))
+        #expect(
+            Self.line(good, "registry").hasPrefix(
+                "ok    registry: http://127.0.0.1:\(station.registry.port) answered with 1 missing bikes"),
+            "\(good.stdout)")
+        #expect(
+            Self.line(good, "configuration").hasPrefix(
+                "ok    configuration: \(station.directory.file("beacond.conf")) is good"))
+        #expect(
+            Self.line(good, "state directory").hasPrefix("ok    state directory: \(station.directory.path): writable,"))
         // One conditional request per run, with the key in the query as the daemon sends it.
         let requests = station.registry.requests.filter { $0.path == "/bikes" }
         #expect(requests.count == 1)
@@ -59,7 +67,10 @@ import Testing
         let wrong = try await BeacondRun(["doctor", "--config", try station.config(key: "wrong-key")])
         #expect(wrong.status == 1)
         let refused = Self.line(wrong, "registry")
-        #expect(refused.hasPrefix("FAIL  registry: http://127.0.0.1:\(station.registry.port) refused the API key from \(station.directory.file("key")) (HTTP 401)"), "\(refused)")
+        #expect(
+            refused.hasPrefix(
+                "FAIL  registry: http://127.0.0.1:\(station.registry.port) refused the API key from \(station.directory.file("key")) (HTTP 401)"
+            ), "\(refused)")
         #expect(refused.contains("→ fix: put this station's key in \(station.directory.file("key"))"))
         #expect(!wrong.stdout.contains("wrong-key") && !wrong.stderr.contains("wrong-key"), "the key was printed")
     }
@@ -68,12 +79,18 @@ import Testing
         let station = try await Station.start()
         defer { Task { await station.stop() } }
         let closed = try await BeacondRun(["doctor", "--config", try station.config(registry: "http://127.0.0.1:9")])
-        #expect(Self.line(closed, "registry").hasPrefix("FAIL  registry: cannot reach http://127.0.0.1:9: connection refused"), "\(closed.stdout)")
+        #expect(
+            Self.line(closed, "registry").hasPrefix(
+                "FAIL  registry: cannot reach http://127.0.0.1:9: connection refused"), "\(closed.stdout)")
 
         // Credentials in the URL are never shown; plain http off this machine is a warning.
-        let remote = try await BeacondRun(["doctor", "--config", try station.config(registry: "http://user:secret@192.0.2.1:9/api?token=abc")])
+        let remote = try await BeacondRun([
+            "doctor", "--config", try station.config(registry: "http://user:secret@192.0.2.1:9/api?token=abc"),
+        ])
         #expect(!remote.stdout.contains("secret") && !remote.stdout.contains("abc"), "\(remote.stdout)")
-        #expect(Self.line(remote, "registry").contains("http://REDACTED@192.0.2.1:9/api?token=REDACTED"), "\(remote.stdout)")
+        #expect(
+            Self.line(remote, "registry").contains("http://REDACTED@192.0.2.1:9/api?token=REDACTED"), "\(remote.stdout)"
+        )
     }
 
     @Test func aBadConfigurationAndAMissingKeyFail() async throws {
@@ -81,12 +98,17 @@ import Testing
         defer { Task { await station.stop() } }
         let bad = try await BeacondRun(["doctor", "--config", try station.config(extra: "scan-windw-ms = 50")])
         #expect(bad.status == 1)
-        #expect(Self.line(bad, "configuration").hasPrefix("FAIL  configuration: \(station.directory.file("beacond.conf")): line 6: scan-windw-ms: unknown key"), "\(bad.stdout)")
+        #expect(
+            Self.line(bad, "configuration").hasPrefix(
+                "FAIL  configuration: \(station.directory.file("beacond.conf")): line 6: scan-windw-ms: unknown key"),
+            "\(bad.stdout)")
 
         let path = try station.config()
         try FileManager.default.removeItem(atPath: station.directory.file("key"))
         let keyless = try await BeacondRun(["doctor", "--config", path])
-        #expect(Self.line(keyless, "registry").hasPrefix("FAIL  registry: API key file \(station.directory.file("key"))"), "\(keyless.stdout)")
+        #expect(
+            Self.line(keyless, "registry").hasPrefix("FAIL  registry: API key file \(station.directory.file("key"))"),
+            "\(keyless.stdout)")
     }
 
     @Test func everyCheckIsOneLineAndTheJSONSaysTheSame() async throws {
@@ -98,7 +120,11 @@ import Testing
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         let checks = try #require(object["checks"] as? [[String: Any]])
         let names = checks.compactMap { $0["check"] as? String }
-        #expect(names == ["configuration", "adapter hci0", "bluetoothd", "capabilities", "state directory", "registry", "clock", "service"])
+        #expect(
+            names == [
+                "configuration", "adapter hci0", "bluetoothd", "capabilities", "state directory", "registry", "clock",
+                "service",
+            ])
         #expect(text.stdout.split(separator: "\n").count == names.count)
         // Here: no Bluetooth in the kernel and no beacond running, so the run fails, and says so in both forms.
         #expect(object["passed"] as? Bool == false)
@@ -106,6 +132,8 @@ import Testing
         for check in checks where check["status"] as? String == "fail" {
             #expect((check["fix"] as? String)?.isEmpty == false, "\(check)")
         }
-        #expect(Self.line(text, "service").hasPrefix("FAIL  service: no beacond.service is installed, and beacond is not running"))
+        #expect(
+            Self.line(text, "service").hasPrefix(
+                "FAIL  service: no beacond.service is installed, and beacond is not running"))
     }
 }

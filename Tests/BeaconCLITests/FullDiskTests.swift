@@ -24,7 +24,9 @@ import Testing
         let stuck = await cafe.waitForStatus(seconds: 30) { $0.outbox.uncommitted > 0 }
         let report = try #require(stuck, "no sighting waiting for the outbox within 30 s:\n\(daemon.stderr)")
         #expect(report.outbox.lastError?.contains("full") == true, "\(String(describing: report.outbox.lastError))")
-        #expect(!report.healthy && report.problems.contains { $0.contains("outbox cannot take sightings") }, "\(report.problems)")
+        #expect(
+            !report.healthy && report.problems.contains { $0.contains("outbox cannot take sightings") },
+            "\(report.problems)")
         // Detection goes on: adverts keep being read and sightings keep being made while the disk is full.
         try await Task.sleep(for: .seconds(2))
         let later = try #require(cafe.status())
@@ -32,10 +34,13 @@ import Testing
         #expect(later.outbox.uncommitted >= report.outbox.uncommitted)
 
         mount.makeRoom()
-        #expect(await daemon.waitForExit(seconds: 60) == 0, "the backlog did not drain once there was room:\n\(daemon.stderr)")
+        #expect(
+            await daemon.waitForExit(seconds: 60) == 0,
+            "the backlog did not drain once there was room:\n\(daemon.stderr)")
         #expect(daemon.stderr.contains("outbox cannot take sightings; keeping them in memory"))
         let received = cafe.registry.sightings
-        #expect(Set(received.keys) == Set(expected), "every sighting, committed before or during the full disk, delivered")
+        #expect(
+            Set(received.keys) == Set(expected), "every sighting, committed before or during the full disk, delivered")
     }
 }
 
@@ -70,6 +75,8 @@ struct SmallFileSystem {
         process.arguments = arguments
         try process.run()
         process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw FixtureError("\(tool) \(arguments.joined(separator: " ")) failed") }
+        guard process.terminationStatus == 0 else {
+            throw FixtureError("\(tool) \(arguments.joined(separator: " ")) failed")
+        }
     }
 }

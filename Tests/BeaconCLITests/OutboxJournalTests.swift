@@ -12,7 +12,9 @@ import Testing
     static func killedWithAFullOutbox(_ cafe: CafeRun, expected: Int) async throws {
         cafe.registry.answerEveryPost(with: 503)
         let daemon = try cafe.launch([], name: "killed")
-        let full = await cafe.waitForStatus(seconds: 30) { $0.capture.state == "finished" && $0.outbox.depth == expected }
+        let full = await cafe.waitForStatus(seconds: 30) {
+            $0.capture.state == "finished" && $0.outbox.depth == expected
+        }
         try #require(full != nil, "the outbox never held every sighting:\n\(daemon.stderr)")
         kill(daemon.process.processIdentifier, SIGKILL)
         _ = await daemon.waitForExit(seconds: 10)
@@ -40,7 +42,9 @@ import Testing
         }
         let after = try cafe.launch(["--exit-when-drained"], capture: Self.quiet, name: "after")
         #expect(await after.waitForExit(seconds: 60) == 0, "\(after.stderr)")
-        #expect(Set(cafe.registry.sightings.keys) == Set(expected), "\(damage): \(expected.count - cafe.registry.sightings.count) sightings lost")
+        #expect(
+            Set(cafe.registry.sightings.keys) == Set(expected),
+            "\(damage): \(expected.count - cafe.registry.sightings.count) sightings lost")
     }
 
     @Test func damageToTheOutboxItselfIsFoundAndSaid() async throws {

@@ -20,7 +20,9 @@ import Testing
 
         cafe.registry.setFailureRate(1)
         let daemon = try cafe.launch(["--exit-when-drained"], name: "outage")
-        let backlog = await cafe.waitForStatus(seconds: 30) { $0.capture.state == "finished" && $0.outbox.depth == expected.count }
+        let backlog = await cafe.waitForStatus(seconds: 30) {
+            $0.capture.state == "finished" && $0.outbox.depth == expected.count
+        }
         try #require(backlog != nil, "the whole replay did not end up in the outbox:\n\(daemon.stderr)")
         try await Task.sleep(for: .seconds(10))
         // The daemon's count first: an attempt the registry has seen may not have had its answer counted yet.
@@ -31,7 +33,8 @@ import Testing
         // with the whole suite on two cores).
         #expect((2...5).contains(attempts), "\(attempts) attempts in 10 s of outage")
         #expect(cafe.registry.posts.isEmpty)
-        #expect((attempts - 1...attempts).contains(retries), "status counts \(retries) retries for \(attempts) attempts")
+        #expect(
+            (attempts - 1...attempts).contains(retries), "status counts \(retries) retries for \(attempts) attempts")
 
         cafe.registry.setFailureRate(0)
         let backAt = Date()

@@ -15,9 +15,10 @@ import Testing
         let lines = run.stdout.split(separator: "\n").map(String.init)
         #expect(try lines.map { try JSONValue.object(from: $0) } == Fixtures.expected(for: capture))
         let keys = ["frame", "time", "adapter", "addr", "addrType", "uuid", "major", "minor", "power", "rssi"]
-        #expect(lines.allSatisfy { line in
-            (try? JSONValue.object(from: line).keys.sorted()) == keys.sorted()
-        })
+        #expect(
+            lines.allSatisfy { line in
+                (try? JSONValue.object(from: line).keys.sorted()) == keys.sorted()
+            })
     }
 
     @Test func summaryOnStderrCountsDropsByReason() async throws {
@@ -39,8 +40,11 @@ import Testing
 
     @Test func regionFilterKeepsOnlyItsBeacons() async throws {
         let all = try await beacond("replay", "--format", "jsonl", Self.edge("h4.btsnoop"))
-        let region = try await beacond("replay", "--format", "jsonl", "--region", "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", Self.edge("h4.btsnoop"))
-        let major = try await beacond("replay", "--format", "jsonl", "--region", "21EECF71-D5C7-4A00-9B90-27C94B5146EA:1", Self.edge("h4.btsnoop"))
+        let region = try await beacond(
+            "replay", "--format", "jsonl", "--region", "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", Self.edge("h4.btsnoop"))
+        let major = try await beacond(
+            "replay", "--format", "jsonl", "--region", "21EECF71-D5C7-4A00-9B90-27C94B5146EA:1", Self.edge("h4.btsnoop")
+        )
         #expect(all.stdout.split(separator: "\n").count == 8)
         #expect(region.stdout.split(separator: "\n").count == 1)
         #expect(major.stdout.split(separator: "\n").count == 7)

@@ -1,9 +1,10 @@
-@testable import BeaconCLI
 import BeaconCapture
 import BeaconTestSupport
 import BeaconWire
 import Foundation
 import Testing
+
+@testable import BeaconCLI
 
 /// `beacond scan`: the table it draws (fed from a real capture) and how it fails without a radio.
 @Suite struct ScanCommandTests {
@@ -20,7 +21,8 @@ import Testing
         let table = try Self.table(Self.btvirt, regions: [BeaconRegion(Self.uuid + ":1")!])
         let adverts = try Decode.file(Self.btvirt).adverts
         let last = adverts.last!.advert
-        let text = table.render(now: CaptureTime(nanosecondsSinceEpoch: last.time!.nanosecondsSinceEpoch + 4_200_000_000))
+        let text = table.render(
+            now: CaptureTime(nanosecondsSinceEpoch: last.time!.nanosecondsSinceEpoch + 4_200_000_000))
         let lines = text.split(separator: "\n").map(String.init)
         #expect(lines[0] == ScanTable.header)
         // Three adverts of one beacon (from two addresses: the last one's is shown), 4 s after the last.
@@ -45,7 +47,10 @@ import Testing
     @Test func withoutBluetoothItSaysSoAndExits69() async throws {
         let run = try await BeacondRun(["scan", "--duration", "1", "--config", "/dev/null"])
         #expect(run.status == 69)
-        #expect(run.stderr == "beacond: this kernel has no Bluetooth support (load the bluetooth module, or use a kernel with it)\n")
+        #expect(
+            run.stderr
+                == "beacond: this kernel has no Bluetooth support (load the bluetooth module, or use a kernel with it)\n"
+        )
     }
 
     @Test func aBadRegionIsAConfigurationError() async throws {
@@ -57,6 +62,8 @@ import Testing
     @Test func anUnknownBackendIsRefusedWithTheChoices() async throws {
         let run = try await BeacondRun(["scan", "--backend", "bogus", "--config", "/dev/null"])
         #expect(run.status == 64)
-        #expect(run.stderr.contains("'bogus'") && ["hci", "monitor", "dbus"].allSatisfy { run.stderr.contains("'\($0)'") }, "\(run.stderr)")
+        #expect(
+            run.stderr.contains("'bogus'") && ["hci", "monitor", "dbus"].allSatisfy { run.stderr.contains("'\($0)'") },
+            "\(run.stderr)")
     }
 }

@@ -6,8 +6,10 @@ import Testing
 @Suite struct SightingReplayTests {
     static func cafe(_ extra: String...) async throws -> BeacondRun {
         try await BeacondRun(
-            ["replay", "--format", "jsonl", "--missing", Fixtures.cafeBikes.path,
-             "--station-beacon", Fixtures.cafeStationBeacon, Fixtures.cafeCapture.path] + extra)
+            [
+                "replay", "--format", "jsonl", "--missing", Fixtures.cafeBikes.path,
+                "--station-beacon", Fixtures.cafeStationBeacon, Fixtures.cafeCapture.path,
+            ] + extra)
     }
 
     @Test func cafeSightingsMatchTheGeneratorsGroundTruth() async throws {
@@ -19,7 +21,9 @@ import Testing
         }
         #expect(actual.count == expected.count)
         // Exact fields: which bike, which event, when, how many adverts, the strongest reading.
-        let exactKeys = ["kind", "bikeId", "uuid", "major", "minor", "firstSeen", "lastSeen", "count", "rssiMax", "proximity"]
+        let exactKeys = [
+            "kind", "bikeId", "uuid", "major", "minor", "firstSeen", "lastSeen", "count", "rssiMax", "proximity",
+        ]
         func exact(_ object: [String: Any]) -> String {
             exactKeys.map { "\($0)=\(object[$0] ?? "nil")" }.joined(separator: " ")
         }
@@ -41,8 +45,10 @@ import Testing
 
     @Test func outputHasExactlyTheDocumentedKeysAndNoAddress() async throws {
         let run = try await Self.cafe()
-        let keys = ["sightingId", "kind", "bikeId", "uuid", "major", "minor", "firstSeen", "lastSeen", "count", "rssi",
-                    "rssiMax", "proximity", "distance"]
+        let keys = [
+            "sightingId", "kind", "bikeId", "uuid", "major", "minor", "firstSeen", "lastSeen", "count", "rssi",
+            "rssiMax", "proximity", "distance",
+        ]
         for object in try run.jsonLines { #expect(object.keys.sorted() == keys.sorted()) }
         // The capture's beacon MAC addresses (C0:00:65:00:00:01 and so on) never appear; nor does owner data.
         #expect(!run.stdout.contains("C0:00"))
@@ -106,18 +112,22 @@ import Testing
         try Data("latitude = north\nbogus = 1\n".utf8).write(to: URL(fileURLWithPath: path))
         let run = try await BeacondRun(["check-config", "--config", path, "--exit-timeout", "0"])
         #expect(run.status == 78)
-        #expect(run.stderr == """
-            beacond: --exit-timeout: expected a whole number from 1 to 3600, got "0"
-            beacond: \(path): line 1: latitude: expected a number from -90.0 to 90.0, got "north"
-            beacond: \(path): line 2: bogus: unknown key
+        #expect(
+            run.stderr == """
+                beacond: --exit-timeout: expected a whole number from 1 to 3600, got "0"
+                beacond: \(path): line 1: latitude: expected a number from -90.0 to 90.0, got "north"
+                beacond: \(path): line 2: bogus: unknown key
 
-            """)
+                """)
     }
 
     @Test func aGoodConfigurationSaysSo() async throws {
-        let run = try await BeacondRun(["check-config", "--config", "/dev/null", "--station-id", "cafe-1", "--state-dir", "/tmp/beacond-state"])
+        let run = try await BeacondRun([
+            "check-config", "--config", "/dev/null", "--station-id", "cafe-1", "--state-dir", "/tmp/beacond-state",
+        ])
         #expect(run.status == 0)
-        #expect(run.stdout.contains("configuration is good") && run.stdout.contains("file:///tmp/beacond-state/bikes.json"))
+        #expect(
+            run.stdout.contains("configuration is good") && run.stdout.contains("file:///tmp/beacond-state/bikes.json"))
     }
 
     @Test func aNamedFileThatIsMissingIsAnError() async throws {

@@ -1,10 +1,14 @@
-@testable import BeaconCLI
 import Foundation
 import Testing
 
+@testable import BeaconCLI
+
 /// status's formatting without Foundation's formatters.
 @Suite struct StatusTextTests {
-    @Test(arguments: [(0.0, "0.0"), (243.64, "243.6"), (170.45, "170.5"), (0.04, "0.0"), (0.05, "0.1"), (9.96, "10.0"), (2000, "2000.0")])
+    @Test(arguments: [
+        (0.0, "0.0"), (243.64, "243.6"), (170.45, "170.5"), (0.04, "0.0"), (0.05, "0.1"), (9.96, "10.0"),
+        (2000, "2000.0"),
+    ])
     func ratesHaveOneDecimal(value: Double, text: String) {
         #expect(StatusText.rate(value) == text)
     }
@@ -22,6 +26,8 @@ import Testing
         var seconds = time_t(1_717_229_520)
         var parts = tm()
         localtime_r(&seconds, &parts)
-        #expect(StatusText.localClock(instant) == String(format: "%02d:%02d:%02d", parts.tm_hour, parts.tm_min, parts.tm_sec))
+        #expect(
+            StatusText.localClock(instant)
+                == String(format: "%02d:%02d:%02d", parts.tm_hour, parts.tm_min, parts.tm_sec))
     }
 }

@@ -1,15 +1,19 @@
-@testable import BeaconCapture
 import BeaconWire
 import Foundation
 import Testing
+
+@testable import BeaconCapture
 
 /// The capture thread's reads: adverts that arrive while it gathers are read together, a batch per system call,
 /// and stamped once, with the monotonic clock (which a stepped wall clock does not move).
 @Suite struct CaptureBatchTests {
     /// An LE Advertising Report event carrying an iBeacon of minor `n`.
     static func report(_ n: UInt8) -> [UInt8] {
-        let uuid: [UInt8] = [0xE2, 0xC5, 0x6D, 0xB5, 0xDF, 0xFB, 0x48, 0xD2, 0xB0, 0x60, 0xD0, 0xF5, 0xA7, 0x10, 0x96, 0xE0]
-        let data: [UInt8] = [0x02, 0x01, 0x06, 0x1A, 0xFF, 0x4C, 0x00, 0x02, 0x15] + uuid + [0x00, 0x01, 0x00, n, 0xC5]
+        let uuid: [UInt8] = [
+            0xE2, 0xC5, 0x6D, 0xB5, 0xDF, 0xFB, 0x48, 0xD2, 0xB0, 0x60, 0xD0, 0xF5, 0xA7, 0x10, 0x96, 0xE0,
+        ]
+        let data: [UInt8] =
+            [0x02, 0x01, 0x06, 0x1A, 0xFF, 0x4C, 0x00, 0x02, 0x15] + uuid + [0x00, 0x01, 0x00, n, 0xC5]
         let body: [UInt8] = [0x01, 0x00, 0x01, n, 0x22, 0x33, 0x44, 0x55, 0x66, UInt8(data.count)] + data + [0xC0]
         return [0x04, 0x3E, UInt8(body.count + 1), 0x02] + body
     }
@@ -43,7 +47,9 @@ import Testing
         while stamps.count < 150 && polls < 1_000 {
             polls += 1
             try capture.poll(timeoutMilliseconds: 500) { record in
-                if record.payload.count > 3 && record.payload[1] == 0x3E { stamps.append(record.time?.nanosecondsSinceEpoch ?? 0) }
+                if record.payload.count > 3 && record.payload[1] == 0x3E {
+                    stamps.append(record.time?.nanosecondsSinceEpoch ?? 0)
+                }
             }
         }
         let after = Self.monotonic()

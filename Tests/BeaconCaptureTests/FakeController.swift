@@ -27,7 +27,9 @@ final class FakeController: Sendable {
             var parameters: [UInt8] = [(first ? firstStatuses[opcode] : nil) ?? statuses[opcode] ?? 0]
             if opcode == 0x2003 { parameters += [0x00, extended ? 0x10 : 0x00, 0, 0, 0, 0, 0, 0] }
             far.send([0x04, 0x0E, UInt8(3 + parameters.count), 0x01, packet[1], packet[2]] + parameters)
-            if let report = reportOnScanEnable, opcode == 0x200C || opcode == 0x2042, packet[4] == 1 { far.send(report) }
+            if let report = reportOnScanEnable, opcode == 0x200C || opcode == 0x2042, packet[4] == 1 {
+                far.send(report)
+            }
         }
         socket = HCISocket(descriptor: peer.near, deviceID: 7)
     }

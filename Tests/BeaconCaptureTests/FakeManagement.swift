@@ -1,5 +1,6 @@
-@testable import BeaconCapture
 import Foundation
+
+@testable import BeaconCapture
 
 /// The kernel's management channel at the far end of a socketpair, speaking mgmt bytes: records each
 /// command and answers Command Complete with the status the test chose (and current settings 0).

@@ -54,7 +54,8 @@ import Testing
         let scanner = HCIScanner(socket: controller.socket)
         let error = Self.startFailure(scanner)
         #expect(error?.code == .controller)
-        #expect(error.map { $0.description.contains("LE Set Scan Parameters") && $0.description.contains("0x12") } == true)
+        #expect(
+            error.map { $0.description.contains("LE Set Scan Parameters") && $0.description.contains("0x12") } == true)
         #expect(scanner.mode == nil)
         #expect(scanner.stop() == nil, "nothing was enabled, so nothing is disabled")
     }

@@ -25,7 +25,9 @@ import Testing
             let time = record.time.map { CaptureTime(nanosecondsSinceEpoch: $0.nanosecondsSinceEpoch / 1_000 * 1_000) }
             try event.withUnsafeBytes { event in
                 try writer.append(event, time: time!)
-                decoder.decode(CaptureRecord(time: time, link: .h4(incoming: true), payload: event)) { expected.append($0) }
+                decoder.decode(CaptureRecord(time: time, link: .h4(incoming: true), payload: event)) {
+                    expected.append($0)
+                }
             }
         }
         // Every advert of the original came from an event the writer was given.
@@ -49,7 +51,8 @@ import Testing
         let report: [UInt8] = Self.iBeaconReport(minor: 7)
         for index in 0..<3 {
             try report.withUnsafeBytes {
-                try writer.append($0, time: CaptureTime(nanosecondsSinceEpoch: 1_700_000_000_000_000_000 + Int64(index) * 1_000))
+                try writer.append(
+                    $0, time: CaptureTime(nanosecondsSinceEpoch: 1_700_000_000_000_000_000 + Int64(index) * 1_000))
             }
             var minors: [UInt16] = []
             _ = try CaptureFile(path: path).forEachAdvert { advert, _ in minors.append(advert.beacon!.minor) }
@@ -84,8 +87,11 @@ import Testing
 
     /// An LE Advertising Report event (H4) with one iBeacon report in region E2C56DB5…:1.
     static func iBeaconReport(minor: UInt16) -> [UInt8] {
-        let uuid: [UInt8] = [0xE2, 0xC5, 0x6D, 0xB5, 0xDF, 0xFB, 0x48, 0xD2, 0xB0, 0x60, 0xD0, 0xF5, 0xA7, 0x10, 0x96, 0xE0]
-        let manufacturer: [UInt8] = [0x4C, 0x00, 0x02, 0x15] + uuid + [0x00, 0x01, UInt8(minor >> 8), UInt8(minor & 0xFF), 0xC5]
+        let uuid: [UInt8] = [
+            0xE2, 0xC5, 0x6D, 0xB5, 0xDF, 0xFB, 0x48, 0xD2, 0xB0, 0x60, 0xD0, 0xF5, 0xA7, 0x10, 0x96, 0xE0,
+        ]
+        let manufacturer: [UInt8] =
+            [0x4C, 0x00, 0x02, 0x15] + uuid + [0x00, 0x01, UInt8(minor >> 8), UInt8(minor & 0xFF), 0xC5]
         let data: [UInt8] = [0x02, 0x01, 0x06, UInt8(manufacturer.count + 1), 0xFF] + manufacturer
         let report: [UInt8] = [0x01, 0x03, 0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, UInt8(data.count)] + data + [0xC4]
         return [0x04, 0x3E, UInt8(report.count + 1), 0x02] + report

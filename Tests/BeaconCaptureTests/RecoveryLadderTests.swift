@@ -4,7 +4,8 @@ import Testing
 /// The ladder's decisions, fed with times in seconds.
 @Suite struct RecoveryLadderTests {
     static let second: Int64 = 1_000_000_000
-    static let policy = RecoveryLadder.Policy(stallAfter: 60 * second, stepGrace: 10 * second, backoffBase: 300 * second, backoffCap: 1_200 * second)
+    static let policy = RecoveryLadder.Policy(
+        stallAfter: 60 * second, stepGrace: 10 * second, backoffBase: 300 * second, backoffCap: 1_200 * second)
 
     /// Runs the ladder from `start` to `end` seconds, one evaluation a second, with adverts heard at `heard`.
     static func run(
@@ -30,10 +31,12 @@ import Testing
         var ladder = RecoveryLadder(policy: Self.policy)
         let events = Self.run(&ladder, from: 0, to: 100)
         #expect(events.map(\.0) == [60, 60, 70, 80, 90, 100])
-        #expect(events.map(\.1) == [
-            .stalled(silentFor: 60 * Self.second), .take(.rescan), .take(.powerCycle), .take(.resetDevice), .take(.rfkillUnblock),
-            .gaveUp(restFor: 300 * Self.second),
-        ])
+        #expect(
+            events.map(\.1) == [
+                .stalled(silentFor: 60 * Self.second), .take(.rescan), .take(.powerCycle), .take(.resetDevice),
+                .take(.rfkillUnblock),
+                .gaveUp(restFor: 300 * Self.second),
+            ])
         #expect(ladder.state == .resting(until: 400 * Self.second))
         #expect(ladder.taken == [1, 1, 1, 1])
     }
@@ -41,12 +44,19 @@ import Testing
     @Test func advertsAfterAStepEndTheLadderThere() {
         var ladder = RecoveryLadder(policy: Self.policy)
         let events = Self.run(&ladder, from: 0, to: 134, heard: [75])
-        #expect(events.map(\.1) == [.stalled(silentFor: 60 * Self.second), .take(.rescan), .take(.powerCycle), .recovered(after: .powerCycle)])
+        #expect(
+            events.map(\.1) == [
+                .stalled(silentFor: 60 * Self.second), .take(.rescan), .take(.powerCycle),
+                .recovered(after: .powerCycle),
+            ])
         #expect(events.last?.0 == 75)
         #expect(ladder.state == .watching)
         #expect(ladder.recoveries == 1)
         // Watching again: the next stall is a full stall time after the advert, not sooner.
-        #expect(Self.run(&ladder, from: 135, to: 135, lastHeard: 75).map(\.1) == [.stalled(silentFor: 60 * Self.second), .take(.rescan)])
+        #expect(
+            Self.run(&ladder, from: 135, to: 135, lastHeard: 75).map(\.1) == [
+                .stalled(silentFor: 60 * Self.second), .take(.rescan),
+            ])
     }
 
     @Test func aQuietCafeCostsFewerLaddersAsTheNightGoesOn() {
@@ -75,7 +85,9 @@ import Testing
         let short = RecoveryLadder.Policy.seconds(stallAfter: 3)
         #expect(short.stepGrace == 3 * Self.second && short.backoffBase == 60 * Self.second)
         let long = RecoveryLadder.Policy.seconds(stallAfter: 120)
-        #expect(long.stepGrace == 15 * Self.second && long.backoffBase == 120 * Self.second && long.backoffCap == 3_600 * Self.second)
+        #expect(
+            long.stepGrace == 15 * Self.second && long.backoffBase == 120 * Self.second
+                && long.backoffCap == 3_600 * Self.second)
     }
 }
 

@@ -1,8 +1,9 @@
-@testable import BeaconCapture
 import BeaconTestSupport
 import BeaconWire
 import Foundation
 import Testing
+
+@testable import BeaconCapture
 
 /// The stall watchdog driving real bytes: a fake controller (H4 over a socketpair), a fake management
 /// channel (mgmt over a socketpair) and a file standing in for /dev/rfkill. HCIDEVDOWN/UP on a socketpair
@@ -11,7 +12,8 @@ import Testing
     static let milliseconds: Int64 = 1_000_000
     /// Stall after 150 ms, 150 ms per step, rest 2 s after a failed ladder.
     static let policy = RecoveryLadder.Policy(
-        stallAfter: 150 * milliseconds, stepGrace: 150 * milliseconds, backoffBase: 2_000 * milliseconds, backoffCap: 4_000 * milliseconds)
+        stallAfter: 150 * milliseconds, stepGrace: 150 * milliseconds, backoffBase: 2_000 * milliseconds,
+        backoffCap: 4_000 * milliseconds)
 
     final class Events: @unchecked Sendable {
         var reports: [HCICapture.Report] = []
@@ -30,7 +32,9 @@ import Testing
         }
     }
 
-    static func capture(_ controller: FakeController, _ management: FakeManagement, rfkill: String, events: Events) throws -> HCICapture {
+    static func capture(_ controller: FakeController, _ management: FakeManagement, rfkill: String, events: Events)
+        throws -> HCICapture
+    {
         let capture = HCICapture(
             sockets: [controller.socket],
             settings: HCICapture.Settings(intervalMilliseconds: 100, windowMilliseconds: 100, recovery: policy),
@@ -69,7 +73,10 @@ import Testing
         // rfkill: idx 0, type 2 (Bluetooth), op 3 (change all), soft 0, hard 0.
         #expect(FileManager.default.contents(atPath: rfkill).map(Array.init) == [0, 0, 0, 0, 2, 3, 0, 0])
         // (No Bluetooth in this kernel: the ioctl's socket cannot even be opened. In the VM test it works.)
-        guard case .stepFailed(.resetDevice, let error) = events.reports[4].event else { Issue.record("no failure"); return }
+        guard case .stepFailed(.resetDevice, let error) = events.reports[4].event else {
+            Issue.record("no failure")
+            return
+        }
         #expect(error.description.contains("hci7"))
 
         // Resting: no command for the backoff, however long the silence.
@@ -112,7 +119,8 @@ import Testing
         var settings = HCICapture.Settings(intervalMilliseconds: 100, windowMilliseconds: 100, recovery: Self.policy)
         settings.livenessFromAnyAdvert = false
         let capture = HCICapture(
-            sockets: [controller.socket], settings: settings, openManagement: { FakeManagement().open() }, rfkillPath: "/nonexistent"
+            sockets: [controller.socket], settings: settings, openManagement: { FakeManagement().open() },
+            rfkillPath: "/nonexistent"
         ) { events.reports.append($0) }
         try capture.start()
         // Other adverts every 50 ms: still a stall, since the station is silent.
@@ -135,8 +143,10 @@ import Testing
         let controller = FakeController(extended: false)
         let events = Events()
         let capture = HCICapture(
-            sockets: [controller.socket], settings: HCICapture.Settings(intervalMilliseconds: 100, windowMilliseconds: 100),
-            openManagement: { () throws(HCIError) -> MgmtSocket in throw HCIError(.io, "none") }, rfkillPath: "/nonexistent"
+            sockets: [controller.socket],
+            settings: HCICapture.Settings(intervalMilliseconds: 100, windowMilliseconds: 100),
+            openManagement: { () throws(HCIError) -> MgmtSocket in throw HCIError(.io, "none") },
+            rfkillPath: "/nonexistent"
         ) { events.reports.append($0) }
         try capture.start()
         controller.hangUp()

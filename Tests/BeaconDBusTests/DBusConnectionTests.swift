@@ -20,9 +20,13 @@ import Testing
 
         init(address: String) {
             // The thread holds only the flags, not the service, so the service's deinit can stop it.
-            let stop = self.stop, ready = self.ready, done = self.done
+            let stop = self.stop
+            let ready = self.ready
+            let done = self.done
             Thread {
-                guard let bus = try? DBusConnection.open(address: address), (try? bus.requestName("org.example.Fake")) != nil else {
+                guard let bus = try? DBusConnection.open(address: address),
+                    (try? bus.requestName("org.example.Fake")) != nil
+                else {
                     done.set()
                     return
                 }
@@ -54,7 +58,8 @@ import Testing
     }
 
     static func call(_ member: String, _ arguments: [DBusValue] = []) -> DBusMessage {
-        .methodCall(destination: "org.example.Fake", path: "/", interface: "org.example.Fake", member: member, arguments)
+        .methodCall(
+            destination: "org.example.Fake", path: "/", interface: "org.example.Fake", member: member, arguments)
     }
 
     @Test func everyValueShapeSurvivesTheTrip() throws {
@@ -63,7 +68,8 @@ import Testing
         _ = service
         let client = try DBusConnection.open(address: bus.address)
         let values: [DBusValue] = [
-            .byte(0xFE), .bool(true), .int16(-2), .uint16(0x004C), .int32(-59), .uint32(7), .int64(-1), .uint64(1 << 40),
+            .byte(0xFE), .bool(true), .int16(-2), .uint16(0x004C), .int32(-59), .uint32(7), .int64(-1),
+            .uint64(1 << 40),
             .double(2.5), .string("hé"), .objectPath("/org/bluez/hci0"), .signature("a{sv}"),
             .array(element: "s", []),
             .array(element: "(yyay)", [.structure([.byte(0), .byte(0xFF), .bytes([0x4C, 0x00, 0x02, 0x15])])]),
@@ -102,6 +108,8 @@ import Testing
     }
 
     @Test func noBusIsAClearError() {
-        #expect { try DBusConnection.open(address: "unix:path=/nonexistent/bus") } throws: { "\($0)".contains("cannot connect to unix:path=/nonexistent/bus") }
+        #expect { try DBusConnection.open(address: "unix:path=/nonexistent/bus") } throws: {
+            "\($0)".contains("cannot connect to unix:path=/nonexistent/bus")
+        }
     }
 }

@@ -8,7 +8,8 @@ final class PrivateBus {
     private let directory: String
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("beacond-bus-\(UUID().uuidString)").path
+        directory =
+            FileManager.default.temporaryDirectory.appendingPathComponent("beacond-bus-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
         process.arguments = ["--session", "--nofork", "--print-address=1", "--address=unix:dir=\(directory)"]

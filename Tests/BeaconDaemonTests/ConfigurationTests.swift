@@ -8,20 +8,28 @@ import Foundation
 import Testing
 
 @Suite struct ConfigurationTests {
-    static func load(_ text: String, flags: [(String, String)] = [], environment: [String: String] = [:]) -> (DaemonConfiguration, [ConfigError]) {
+    static func load(_ text: String, flags: [(String, String)] = [], environment: [String: String] = [:]) -> (
+        DaemonConfiguration, [ConfigError]
+    ) {
         let file = ConfigFile(text: text)
         let (configuration, errors) = DaemonConfiguration.load(
-            file: file.entries, flags: flags.map { ConfigFile.Entry(key: $0.0, value: $0.1, line: 0) }, environment: environment)
+            file: file.entries, flags: flags.map { ConfigFile.Entry(key: $0.0, value: $0.1, line: 0) },
+            environment: environment)
         return (configuration, file.errors + errors)
     }
 
     @Test func defaultsAreTheIssuesAndSystemdsDirectoriesWin() {
-        let (configuration, errors) = Self.load("", environment: ["STATE_DIRECTORY": "/var/lib/beacond", "RUNTIME_DIRECTORY": "/run/beacond"])
+        let (configuration, errors) = Self.load(
+            "", environment: ["STATE_DIRECTORY": "/var/lib/beacond", "RUNTIME_DIRECTORY": "/run/beacond"])
         #expect(errors.isEmpty)
         #expect(configuration.regions == [.findMyBike])
-        #expect(configuration.exitTimeout == 30 && configuration.reportInterval == 600 && configuration.refreshInterval == 300)
+        #expect(
+            configuration.exitTimeout == 30 && configuration.reportInterval == 600
+                && configuration.refreshInterval == 300)
         #expect(configuration.controlSocket == "/run/beacond/control.sock")
-        #expect(configuration.registryLocation == .file(bikes: "/var/lib/beacond/bikes.json", sightings: "/var/lib/beacond/sightings.jsonl"))
+        #expect(
+            configuration.registryLocation
+                == .file(bikes: "/var/lib/beacond/bikes.json", sightings: "/var/lib/beacond/sightings.jsonl"))
     }
 
     @Test func aFullFileAndFlagsThatOverrideIt() {
@@ -71,11 +79,14 @@ import Testing
         let expected = [
             "line 1: station-id:", "line 2: latitude:", "line 4: region: expected UUID or UUID:MAJOR, got \"nonsense\"",
             "line 7: registry:", "line 8: exit-timeout:", "line 9: exit-timeout: given twice (first on line 8)",
-            "line 10: colour: unknown key", "line 11: no equals sign here: expected key = value", "line 12: control-socket:",
-            "backend: expected hci, monitor or dbus", "adapter: expected an adapter name", "scan-window-ms: must not be longer",
+            "line 10: colour: unknown key", "line 11: no equals sign here: expected key = value",
+            "line 12: control-socket:",
+            "backend: expected hci, monitor or dbus", "adapter: expected an adapter name",
+            "scan-window-ms: must not be longer",
         ]
         for prefix in expected {
-            #expect(described.contains { $0.hasPrefix(prefix) || $0.contains(prefix) }, "missing \(prefix) in \(described)")
+            #expect(
+                described.contains { $0.hasPrefix(prefix) || $0.contains(prefix) }, "missing \(prefix) in \(described)")
         }
         #expect(errors.count == expected.count, "\(described)")
     }
@@ -103,7 +114,8 @@ import Testing
     @Test func reloadComparesEveryKey() {
         let (base, _) = ConfigurationTests.load("")
         for key in DaemonConfiguration.keys { #expect(base.settings[key] != nil, "\(key) missing from settings") }
-        let (changed, _) = ConfigurationTests.load("report-interval = 900\nregistry = https://r.example/api\nstation-id = x")
+        let (changed, _) = ConfigurationTests.load(
+            "report-interval = 900\nregistry = https://r.example/api\nstation-id = x")
         #expect(changed.changedKeys(from: base) == ["registry", "report-interval", "station-id"])
     }
 }

@@ -18,10 +18,14 @@ import Testing
     static let bikes = Fixtures.repositoryRoot.appendingPathComponent("Fixtures/cafe/bikes.json").path
 
     @Test func theEnginesTickNeverRunsAheadOfTheAdvertsItHasRead() async throws {
-        let expected = try await BeacondRun(["replay", "--missing", Self.bikes, "--station-id", "e2e-station", "--format", "jsonl", Self.capture])
-            .jsonLines.map { $0["sightingId"] as? String ?? "" }
+        let expected = try await BeacondRun([
+            "replay", "--missing", Self.bikes, "--station-id", "e2e-station", "--format", "jsonl", Self.capture,
+        ])
+        .jsonLines.map { $0["sightingId"] as? String ?? "" }
         #expect(expected.count == 20)
-        guard case .list(let set, _) = try await FileRegistry(bikes: Self.bikes, sightings: "/dev/null").fetchMissing(validators: nil, regions: [.findMyBike])
+        guard
+            case .list(let set, _) = try await FileRegistry(bikes: Self.bikes, sightings: "/dev/null").fetchMissing(
+                validators: nil, regions: [.findMyBike])
         else {
             Issue.record("no list")
             return
@@ -33,13 +37,16 @@ import Testing
             let ring = AdvertRing(capacity: 1_024)
             let ids = Mutex([String]())
             let engine = EngineService(
-                configuration: EngineConfiguration(stationID: "e2e-station"), location: (0, 0), ring: ring, capture: capture,
-                mailbox: MissingSetMailbox(set), outbox: try Outbox(path: directory.file("outbox.sqlite")), nudgePoster: {},
+                configuration: EngineConfiguration(stationID: "e2e-station"), location: (0, 0), ring: ring,
+                capture: capture,
+                mailbox: MissingSetMailbox(set), outbox: try Outbox(path: directory.file("outbox.sqlite")),
+                nudgePoster: {},
                 exitWhenDrained: false, onSighting: { sighting in ids.withLock { $0.append(sighting.id.description) } },
                 logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }), tick: .milliseconds(1))
             capture.start(into: ring)
             let running = Task { try await engine.run() }
-            for _ in 0..<600 where ids.withLock({ $0.count }) < expected.count || capture.monitor.current.state != .finished {
+            for _ in 0..<600
+            where ids.withLock({ $0.count }) < expected.count || capture.monitor.current.state != .finished {
                 try await Task.sleep(for: .milliseconds(50))
             }
             try await Task.sleep(for: .milliseconds(100))
@@ -48,7 +55,9 @@ import Testing
             // The same sightings; the order of two that fall due together may differ (an exit the tick finds
             // before the next advert's sweep would).
             let got = ids.withLock { $0 }
-            #expect(got.count == expected.count && Set(got) == Set(expected), "run \(run): \(Set(got).symmetricDifference(expected))")
+            #expect(
+                got.count == expected.count && Set(got) == Set(expected),
+                "run \(run): \(Set(got).symmetricDifference(expected))")
         }
     }
 }

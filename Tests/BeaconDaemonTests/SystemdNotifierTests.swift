@@ -15,7 +15,8 @@ import Glibc
         let fd: Int32
 
         init() throws {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("notify-\(UUID().uuidString.prefix(8))")
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "notify-\(UUID().uuidString.prefix(8))")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             path = directory.appendingPathComponent("notify.sock").path
             fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
@@ -25,7 +26,9 @@ import Glibc
                 for (index, byte) in path.utf8.enumerated() { buffer[index] = byte }
             }
             let bound = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
             }
             #expect(bound == 0)
         }
@@ -57,7 +60,9 @@ import Glibc
         let notifier = try #require(SystemdNotifier(environment: ["NOTIFY_SOCKET": listener.path]))
         let start = ContinuousClock.now
         var refused = 0
-        for _ in 0..<5_000 where !notifier.notify(["WATCHDOG=1", "STATUS=" + String(repeating: "x", count: 200)]) { refused += 1 }
+        for _ in 0..<5_000 where !notifier.notify(["WATCHDOG=1", "STATUS=" + String(repeating: "x", count: 200)]) {
+            refused += 1
+        }
         #expect(refused > 0, "the queue never filled, so the test proved nothing")
         #expect(ContinuousClock.now - start < .seconds(10))
         #expect(listener.receive()?.hasPrefix("WATCHDOG=1") == true)

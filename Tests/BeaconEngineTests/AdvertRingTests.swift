@@ -34,7 +34,8 @@ import Testing
         var producer = ring.makeProducer()
         var consumer = ring.makeConsumer()
         let advert = BeaconAdvert(
-            time: CaptureTime(nanosecondsSinceEpoch: -5), beacon: IBeacon(uuid: BeaconUUID(rawValue: .max), major: .max, minor: 0, measuredPower: -128),
+            time: CaptureTime(nanosecondsSinceEpoch: -5),
+            beacon: IBeacon(uuid: BeaconUUID(rawValue: .max), major: .max, minor: 0, measuredPower: -128),
             rssi: nil, adapter: nil)
         producer.push(advert)
         #expect(consumer.pop() == advert)

@@ -22,7 +22,8 @@ import Testing
 
     @Test func ownerDataIsNeverDecoded() throws {
         let list = try Self.decode(
-            #"[{"id":"b1","beaconMinor":7,"missing":true,"deviceToken":"fcm:SECRET","ownerEmail":"rider@example.com"}]"#)
+            #"[{"id":"b1","beaconMinor":7,"missing":true,"deviceToken":"fcm:SECRET","ownerEmail":"rider@example.com"}]"#
+        )
         let set = MissingBikeSet(list: list, regions: [.findMyBike])
         // Nothing reachable from what beacond keeps holds the owner's data.
         for value in [String(reflecting: list), String(reflecting: set.bikes), String(reflecting: set.statistics)] {
@@ -43,7 +44,9 @@ import Testing
              {"id":"u1","beaconMinor":3,"missing":true,"beaconUUID":17},
              {"id":"d1","beaconMinor":3,"missing":true,"make":17}]
             """)
-        #expect(list.entries.map(\.id) == ["ok", "d1"], "a descriptive field of the wrong type loses the field, not the bike")
+        #expect(
+            list.entries.map(\.id) == ["ok", "d1"],
+            "a descriptive field of the wrong type loses the field, not the bike")
         #expect(list.entries[1].make == nil)
         #expect(list.rejected[.notAnObject] == 4)
         #expect(list.rejected[.badID] == 3)
@@ -66,7 +69,10 @@ import Testing
     }
 
     @Test func sixtyFiveThousandBikesDecode() throws {
-        let json = "[" + (0...65_535).map { #"{"id":"bike-\#($0)","beaconMinor":\#($0),"missing":true,"deviceToken":"t"}"# }.joined(separator: ",") + "]"
+        let json =
+            "["
+            + (0...65_535).map { #"{"id":"bike-\#($0)","beaconMinor":\#($0),"missing":true,"deviceToken":"t"}"# }
+            .joined(separator: ",") + "]"
         let list = try Self.decode(json)
         #expect(list.entries.count == 65_536)
         let set = MissingBikeSet(list: list, regions: [.findMyBike])

@@ -20,7 +20,8 @@ import Testing
 
     /// The three bikes heard every 2 s for 20 minutes, the engine ticking every second; `engineOnWall` feeds the
     /// engine the wall clock instead of the monotonic one. Each sighting with the wall time it would be labelled.
-    static func run(stepping: Bool, engineOnWall: Bool = false) -> [(sighting: Sighting, labelledLastSeen: CaptureTime)] {
+    static func run(stepping: Bool, engineOnWall: Bool = false) -> [(sighting: Sighting, labelledLastSeen: CaptureTime)]
+    {
         let list = BikeList(entries: minors.map { .init(id: "bike-\($0)", minor: $0, missing: true) })
         let configuration = EngineConfiguration(stationID: "cafe-1")
         let origin = EngineHarness.origin
@@ -28,7 +29,8 @@ import Testing
             origin.advanced(by: .seconds(t + (engineOnWall ? step(t, stepping: stepping) : 0)))
         }
         var engine = RangingEngine<CaptureTime>(
-            configuration: configuration, missing: MissingBikeSet(list: list, regions: configuration.regions), startingAt: time(0))
+            configuration: configuration, missing: MissingBikeSet(list: list, regions: configuration.regions),
+            startingAt: time(0))
         var out: [(Sighting, CaptureTime)] = []
         var sightings: [Sighting] = []
         var now = time(0)
@@ -36,7 +38,10 @@ import Testing
             // The label: the sighting's own (monotonic) time plus the offset between the clocks at that moment.
             let offset = Int64(step(t, stepping: stepping) * 1e9)
             for sighting in sightings {
-                let labelled = engineOnWall ? sighting.lastSeen : CaptureTime(nanosecondsSinceEpoch: sighting.lastSeen.nanosecondsSinceEpoch + offset)
+                let labelled =
+                    engineOnWall
+                    ? sighting.lastSeen
+                    : CaptureTime(nanosecondsSinceEpoch: sighting.lastSeen.nanosecondsSinceEpoch + offset)
                 out.append((sighting, labelled))
             }
             sightings.removeAll()
@@ -47,7 +52,9 @@ import Testing
                 for minor in minors {
                     let advert = EngineHarness.advert(minor: minor, at: 0)
                     now = max(now, time(t))
-                    engine.observe(BeaconAdvert(time: time(t), beacon: advert.beacon, rssi: advert.rssi, adapter: 0), at: now, into: &sightings)
+                    engine.observe(
+                        BeaconAdvert(time: time(t), beacon: advert.beacon, rssi: advert.rssi, adapter: 0), at: now,
+                        into: &sightings)
                 }
             }
             now = max(now, time(t))
@@ -68,12 +75,16 @@ import Testing
         let steady = Self.run(stepping: false)
         let stepped = Self.run(stepping: true)
         for minor in Self.minors {
-            #expect(Self.kinds(stepped, minor: minor) == [.enter, .update, .exit], "bike \(minor): \(Self.kinds(stepped, minor: minor))")
+            #expect(
+                Self.kinds(stepped, minor: minor) == [.enter, .update, .exit],
+                "bike \(minor): \(Self.kinds(stepped, minor: minor))")
         }
         #expect(stepped.map(\.sighting.id) == steady.map(\.sighting.id), "one visit keeps one id through every step")
         // The labels follow the clock as it was when each sighting left: the update at 600 s after +8 h −1 h.
         for (steadyOne, steppedOne) in zip(steady, stepped) where steppedOne.sighting.kind == .update {
-            #expect(steppedOne.labelledLastSeen.nanosecondsSinceEpoch - steadyOne.labelledLastSeen.nanosecondsSinceEpoch == 7 * 3_600_000_000_000)
+            #expect(
+                steppedOne.labelledLastSeen.nanosecondsSinceEpoch - steadyOne.labelledLastSeen.nanosecondsSinceEpoch
+                    == 7 * 3_600_000_000_000)
         }
     }
 

@@ -1,5 +1,5 @@
-import BeaconTestSupport
 import BeaconEngine
+import BeaconTestSupport
 import BeaconWire
 import Testing
 

@@ -6,7 +6,8 @@ import Testing
 /// What the engine does when the registry's list changes under a visit, and at full scale.
 @Suite struct MissingSetChangeTests {
     static func set(_ minors: [UInt16], regions: [BeaconRegion] = [.findMyBike]) -> MissingBikeSet {
-        MissingBikeSet(list: BikeList(entries: minors.map { .init(id: "bike-\($0)", minor: $0, missing: true) }), regions: regions)
+        MissingBikeSet(
+            list: BikeList(entries: minors.map { .init(id: "bike-\($0)", minor: $0, missing: true) }), regions: regions)
     }
 
     @Test func aBikeReportedMissingMidVisitGetsItsEnterAtTheNextAdvert() {

@@ -47,7 +47,8 @@ import Testing
                 generation = update.generation
                 engine.replaceMissingSet(update.set)
             }
-            consumed += consumer.drain(limit: 256) { advert in engine.observe(advert, at: advert.time, into: &sightings) }
+            consumed += consumer.drain(limit: 256) { advert in engine.observe(advert, at: advert.time, into: &sightings)
+            }
         }
         done.store(true, ordering: .relaxed)
         engine.finish(into: &sightings)
@@ -62,7 +63,8 @@ import Testing
         // and come back as a new visit with an enter of its own.
         #expect(Set(sightings.map(\.id)).count == sightings.count)
         struct Visit: Hashable { var minor: UInt16, firstSeen: CaptureTime }
-        var open = Set<Visit>(), closed = Set<Visit>()
+        var open = Set<Visit>()
+        var closed = Set<Visit>()
         for sighting in sightings {
             let visit = Visit(minor: sighting.beacon.minor, firstSeen: sighting.firstSeen)
             switch sighting.kind {

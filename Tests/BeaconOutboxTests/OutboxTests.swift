@@ -1,7 +1,7 @@
-import Foundation
 import BeaconEngine
 import BeaconOutbox
 import BeaconTestSupport
+import Foundation
 import GRDB
 import Testing
 
@@ -54,7 +54,8 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let outbox = try Outbox(path: directory.file("outbox.sqlite"), capacity: 4)
-        try outbox.enqueue([Self.item(1, .enter), Self.item(2, .update), Self.item(3, .exit), Self.item(4, .update)], now: 1)
+        try outbox.enqueue(
+            [Self.item(1, .enter), Self.item(2, .update), Self.item(3, .exit), Self.item(4, .update)], now: 1)
         #expect(try outbox.enqueue([Self.item(5, .enter)], now: 2).evicted == 1)
         var remaining: [String] = []
         while let entry = try outbox.oldest() {
@@ -98,7 +99,8 @@ import Testing
         try writer.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA journal_mode = WAL")
             try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
-            try db.execute(sql: "INSERT INTO outbox (sightingId, kind, body, createdAt) VALUES ('s-old', 'enter', '{}', 1)")
+            try db.execute(
+                sql: "INSERT INTO outbox (sightingId, kind, body, createdAt) VALUES ('s-old', 'enter', '{}', 1)")
         }
         let walSize = (try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
         #expect(walSize > 0, "the row is in the -wal")

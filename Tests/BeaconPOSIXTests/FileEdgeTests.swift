@@ -56,10 +56,14 @@ import Testing
         let moment: Int64 = 1_795_444_425_678
         let first = try DamagedFile.moveAside(path, companions: ["-wal", "-shm"], wallMilliseconds: moment)
         #expect(first == path + ".damaged-20261123T143345Z")
-        #expect(FileManager.default.fileExists(atPath: first + "-wal") && !FileManager.default.fileExists(atPath: first + "-shm"))
+        #expect(
+            FileManager.default.fileExists(atPath: first + "-wal")
+                && !FileManager.default.fileExists(atPath: first + "-shm"))
         #expect(!FileManager.default.fileExists(atPath: path) && !FileManager.default.fileExists(atPath: path + "-wal"))
         try Data("y".utf8).write(to: URL(fileURLWithPath: path))
-        #expect(try DamagedFile.moveAside(path, wallMilliseconds: moment) == path + ".damaged-20261123T143345Z-2", "an earlier one is kept")
+        #expect(
+            try DamagedFile.moveAside(path, wallMilliseconds: moment) == path + ".damaged-20261123T143345Z-2",
+            "an earlier one is kept")
     }
 
     @Test func theClocksMoveForwardTogether() {

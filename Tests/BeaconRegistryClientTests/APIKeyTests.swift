@@ -12,7 +12,8 @@ import Testing
         let key = try APIKey.load(path: path)
         #expect(key.secret == secretKey)
         #expect("\(key)" == "<redacted>" && String(reflecting: key) == "<redacted>")
-        let configuration = RegistryConfiguration(location: .http(base: "https://r.example"), apiKey: key, stationID: "s")
+        let configuration = RegistryConfiguration(
+            location: .http(base: "https://r.example"), apiKey: key, stationID: "s")
         #expect(!String(describing: configuration).contains(secretKey))
         #expect(!String(reflecting: configuration).contains(secretKey))
     }
@@ -21,7 +22,8 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         try Data(secretKey.utf8).write(to: URL(fileURLWithPath: directory.file("registry-key")))
-        let key = try APIKey.fromCredentials(name: "registry-key", environment: ["CREDENTIALS_DIRECTORY": directory.path])
+        let key = try APIKey.fromCredentials(
+            name: "registry-key", environment: ["CREDENTIALS_DIRECTORY": directory.path])
         #expect(key?.secret == secretKey)
         #expect(try APIKey.fromCredentials(name: "registry-key", environment: [:]) == nil)
     }

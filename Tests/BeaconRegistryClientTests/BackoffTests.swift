@@ -1,5 +1,6 @@
-@testable import BeaconRegistryClient
 import Testing
+
+@testable import BeaconRegistryClient
 
 /// The retry timing on its own: no server, no clock, a seeded generator.
 @Suite struct BackoffTests {
@@ -33,7 +34,9 @@ import Testing
             #expect(backoff.attempt == windows.count)
         }
         for attempt in windows.indices {
-            #expect(shortest[attempt] < windows[attempt] * 0.52 && longest[attempt] > windows[attempt] * 0.98, "the whole half-window is used")
+            #expect(
+                shortest[attempt] < windows[attempt] * 0.52 && longest[attempt] > windows[attempt] * 0.98,
+                "the whole half-window is used")
         }
     }
 
@@ -67,7 +70,9 @@ import Testing
         #expect(RetryAfter.parse("120") == .seconds(120))
         #expect(RetryAfter.parse(" 0 ") == .zero)
         #expect(RetryAfter.parse("86400") == .seconds(3_600), "capped at an hour")
-        #expect(RetryAfter.parse("Wed, 21 Oct 2026 07:28:00 GMT") == .seconds(60), "the Pi's clock cannot be trusted to compare dates")
+        #expect(
+            RetryAfter.parse("Wed, 21 Oct 2026 07:28:00 GMT") == .seconds(60),
+            "the Pi's clock cannot be trusted to compare dates")
         #expect(RetryAfter.parse("-5") == .seconds(60))
         #expect(RetryAfter.parse("99999999999999999999999") == .seconds(60))
         #expect(RetryAfter.parse("") == nil && RetryAfter.parse("   ") == nil)

@@ -1,6 +1,7 @@
 import DaemonSupport
-@testable import BeaconRegistryClient
 import Testing
+
+@testable import BeaconRegistryClient
 
 /// The doorbell the poster and refresher sleep on: a ring wakes a wait, and a wait that is over leaves
 /// nothing behind (a stale ring once made every later wait return at once, and the poster spin).

@@ -21,7 +21,8 @@ import Testing
         func reading() -> ClockReading {
             state.withLock { state in
                 ClockReading(
-                    wall: state.monotonic + PendingTimePosterTests.truth - (state.synchronized ? 0 : 3 * PendingTimePosterTests.hour),
+                    wall: state.monotonic + PendingTimePosterTests.truth
+                        - (state.synchronized ? 0 : 3 * PendingTimePosterTests.hour),
                     monotonic: state.monotonic, synchronized: state.synchronized, bootID: "boot-1")
             }
         }
@@ -30,14 +31,23 @@ import Testing
     /// One sighting heard at monotonic 60–90 s, queued at 100 s while the clock was 3 h behind.
     static func queueOne(_ outbox: Outbox) throws -> Sighting {
         let sighting = makeSightings(1)[0]
-        let pending = PendingTime(firstSeen: 60_000_000_000, lastSeen: 90_000_000_000, queuedAt: 100_000_000_000, bootID: "boot-1", offset: truth - 3 * hour)
+        let pending = PendingTime(
+            firstSeen: 60_000_000_000, lastSeen: 90_000_000_000, queuedAt: 100_000_000_000, bootID: "boot-1",
+            offset: truth - 3 * hour)
         try outbox.enqueue(
-            [SightingPayload.outboxItem(sighting, stationID: "cafe-1", latitude: 51.5, longitude: -0.12, offset: pending.offset, pending: pending)],
+            [
+                SightingPayload.outboxItem(
+                    sighting, stationID: "cafe-1", latitude: 51.5, longitude: -0.12, offset: pending.offset,
+                    pending: pending)
+            ],
             now: milliseconds())
         return sighting
     }
 
-    static func run(_ server: RegistryServer, clocks: Clocks, wait: Duration, _ body: (Outbox, SightingPoster<ContinuousClock>) async throws -> Void) async throws {
+    static func run(
+        _ server: RegistryServer, clocks: Clocks, wait: Duration,
+        _ body: (Outbox, SightingPoster<ContinuousClock>) async throws -> Void
+    ) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let configuration = httpConfiguration(server)
@@ -45,7 +55,8 @@ import Testing
         let outbox = try Outbox(path: directory.file("outbox.sqlite"))
         let (logger, _) = capturingLogger()
         let poster = SightingPoster(
-            outbox: outbox, registry: HTTPRegistry(configuration: configuration, client: client), clock: ContinuousClock(),
+            outbox: outbox, registry: HTTPRegistry(configuration: configuration, client: client),
+            clock: ContinuousClock(),
             backoff: Backoff(base: .milliseconds(20), cap: .milliseconds(200)), logger: logger, wallClock: milliseconds,
             systemClocks: { clocks.reading() }, clockWait: wait)
         let task = Task { await poster.run(idlePoll: .milliseconds(100)) }
@@ -71,7 +82,8 @@ import Testing
             clocks.state.withLock { $0 = (monotonic: 130_000_000_000, synchronized: true) }
             #expect(try await eventually(within: 5) { server.sightings[sighting.id.description] != nil })
             let body = try #require(server.sightings[sighting.id.description])
-            #expect(body["firstSeen"] == "2024-06-01T08:01:00.000000Z" && body["lastSeen"] == "2024-06-01T08:01:30.000000Z")
+            #expect(
+                body["firstSeen"] == "2024-06-01T08:01:00.000000Z" && body["lastSeen"] == "2024-06-01T08:01:30.000000Z")
             #expect(body["date"] == "2024-06-01T08:01:30.000000Z" && body["clockSynchronized"] == nil)
             #expect(!poster.statistics.waitingForClock)
             #expect(try outbox.pendingTimes() == 0)

@@ -4,7 +4,9 @@ import Testing
 /// What each answer to POST /sightings does: every status class, without a server.
 @Suite struct PostAnswerTests {
     static func outcome(_ status: Int, location: String? = nil, retryAfter: Duration? = nil) -> PostOutcome {
-        PostAnswer.outcome(status: status, reasonPhrase: "Reason", retryAfter: retryAfter, location: location, request: "https://r/sightings?key=REDACTED")
+        PostAnswer.outcome(
+            status: status, reasonPhrase: "Reason", retryAfter: retryAfter, location: location,
+            request: "https://r/sightings?key=REDACTED")
     }
 
     @Test(arguments: [200, 201, 202, 204, 299, 409])
@@ -23,18 +25,25 @@ import Testing
 
     @Test(arguments: [301, 302, 303, 307, 308, 401, 403, 404, 405])
     func theStationsProblemHoldsEverySighting(status: Int) {
-        guard case .held(let code, let reason) = Self.outcome(status, location: "https://user:pw@new.example/api/sightings?key=abc") else {
+        guard
+            case .held(let code, let reason) = Self.outcome(
+                status, location: "https://user:pw@new.example/api/sightings?key=abc")
+        else {
             Issue.record("\(status) not held")
             return
         }
         #expect(code == status)
         #expect(!reason.contains("pw@") && !reason.contains("key=abc"), "\(reason)")
-        if (300..<400).contains(status) { #expect(reason.contains("moved to https://REDACTED@new.example/api/sightings?key=REDACTED")) }
+        if (300..<400).contains(status) {
+            #expect(reason.contains("moved to https://REDACTED@new.example/api/sightings?key=REDACTED"))
+        }
         if status == 401 || status == 403 { #expect(reason.contains("refused the API key")) }
     }
 
     @Test(arguments: [400, 410, 413, 415, 422, 451])
     func aMalformedSightingAloneIsDeadLettered(status: Int) {
-        #expect(Self.outcome(status) == .rejected(status: status, reason: "POST https://r/sightings?key=REDACTED: HTTP \(status) Reason"))
+        #expect(
+            Self.outcome(status)
+                == .rejected(status: status, reason: "POST https://r/sightings?key=REDACTED: HTTP \(status) Reason"))
     }
 }

@@ -20,7 +20,8 @@ import Testing
         let outbox = try Outbox(path: directory.file("outbox.sqlite"))
         let (logger, handler) = capturingLogger()
         let poster = SightingPoster(
-            outbox: outbox, registry: HTTPRegistry(configuration: configuration, client: client), clock: ContinuousClock(),
+            outbox: outbox, registry: HTTPRegistry(configuration: configuration, client: client),
+            clock: ContinuousClock(),
             backoff: Backoff(base: .milliseconds(20), cap: .milliseconds(200)), logger: logger, wallClock: milliseconds)
         let task = Task { await poster.run(idlePoll: .milliseconds(100)) }
         do {
@@ -51,14 +52,19 @@ import Testing
             poster.nudge()
             // The slow answer alone holds the queue for the 8 s request timeout.
             #expect(try await eventually(within: 40) { try outbox.statistics().depth == 0 })
-            #expect(poster.statistics.retries == 6, "500, the timeout, 503, 429, 408 and 502; the 2xx answers with broken or trickled bodies count as delivered")
+            #expect(
+                poster.statistics.retries == 6,
+                "500, the timeout, 503, 429, 408 and 502; the 2xx answers with broken or trickled bodies count as delivered"
+            )
         }
         let expected = sightings.map(\.id.description)
         #expect(Set(server.sightings.keys) == Set(expected), "every sighting arrived")
         // Repeats (a request that reached the server before its answer was lost) carry the same id.
         for post in server.posts { #expect(post.idempotencyKey == post.body["sightingId"]) }
         var firstArrival: [String] = []
-        for post in server.posts where !firstArrival.contains(post.body["sightingId"]!) { firstArrival.append(post.body["sightingId"]!) }
+        for post in server.posts where !firstArrival.contains(post.body["sightingId"]!) {
+            firstArrival.append(post.body["sightingId"]!)
+        }
         #expect(firstArrival == expected, "oldest first")
         // The body carries the registry's required fields and beacond's own.
         let body = try #require(server.sightings[expected[0]])
@@ -115,7 +121,8 @@ import Testing
         let outbox = try Outbox(path: directory.file("outbox.sqlite"))
         let (logger, handler) = capturingLogger()
         let poster = SightingPoster(
-            outbox: outbox, registry: HTTPRegistry(configuration: configuration, client: client), clock: ContinuousClock(),
+            outbox: outbox, registry: HTTPRegistry(configuration: configuration, client: client),
+            clock: ContinuousClock(),
             backoff: Backoff(base: .milliseconds(50), cap: .milliseconds(400)), logger: logger, wallClock: milliseconds)
         try outbox.enqueue(items(makeSightings(2)), now: milliseconds())
         let task = Task { await poster.run() }
@@ -160,7 +167,9 @@ import Testing
             return
         }
         #expect(reason.contains("key=REDACTED") && !reason.contains(secretKey))
-        await #expect(throws: RegistryError.self) { try await registry.fetchMissing(validators: nil, regions: [.findMyBike]) }
+        await #expect(throws: RegistryError.self) {
+            try await registry.fetchMissing(validators: nil, regions: [.findMyBike])
+        }
         try await client.shutdown()
     }
 }
@@ -181,7 +190,8 @@ import Testing
         defer { Task { try? await client.shutdown() } }
         let outbox = try Outbox(path: directory.file("outbox.sqlite"))
         let poster = SightingPoster(
-            outbox: outbox, registry: HTTPRegistry(configuration: configuration, client: client), clock: ContinuousClock(),
+            outbox: outbox, registry: HTTPRegistry(configuration: configuration, client: client),
+            clock: ContinuousClock(),
             logger: capturingLogger().0, wallClock: milliseconds)
         try outbox.enqueue(items(makeSightings(3)), now: milliseconds())
         let queued = try outbox.statistics().depth
@@ -191,9 +201,13 @@ import Testing
         poster.stop()
         let stopped = ContinuousClock.now
         await running.value
-        #expect(ContinuousClock.now - stopped < .seconds(15), "it ended once the answer came, well inside a post's deadline")
+        #expect(
+            ContinuousClock.now - stopped < .seconds(15), "it ended once the answer came, well inside a post's deadline"
+        )
         let left = try outbox.statistics()
-        #expect(left.depth == queued - 1 && poster.statistics.delivered == 1, "the post under way was recorded as delivered, and no other started: \(left) \(poster.statistics)")
+        #expect(
+            left.depth == queued - 1 && poster.statistics.delivered == 1,
+            "the post under way was recorded as delivered, and no other started: \(left) \(poster.statistics)")
         #expect(server.posts.count == 1)
     }
 }

@@ -9,7 +9,8 @@ import RegistryTestServer
 import Testing
 
 @Suite(.serialized) struct RefresherTests {
-    static let bikes = #"[{"id":"b7","beaconMinor":7,"missing":true,"deviceToken":"fcm:OWNER-SECRET"},{"id":"b8","beaconMinor":8,"missing":false}]"#
+    static let bikes =
+        #"[{"id":"b7","beaconMinor":7,"missing":true,"deviceToken":"fcm:OWNER-SECRET"},{"id":"b8","beaconMinor":8,"missing":false}]"#
 
     struct Rig {
         var refresher: MissingSetRefresher<ContinuousClock>
@@ -57,7 +58,9 @@ import Testing
             #expect(await rig.refresher.refreshOnce(), "a 304 is a success")
             #expect(server.requests.last?.query == "missing=true&key=\(secretKey)")
             // Each bad answer is an error, and the set stays.
-            server.inject([.garbage, .oversized(bytes: 100_000), .status(500), .status(401), .slow(.seconds(10)), .dropConnection])
+            server.inject([
+                .garbage, .oversized(bytes: 100_000), .status(500), .status(401), .slow(.seconds(10)), .dropConnection,
+            ])
             for expected in ["not valid JSON", "larger than", "HTTP 500", "HTTP 401", "timed out", "connection"] {
                 #expect(await rig.refresher.refreshOnce() == false)
                 let error = rig.refresher.status.lastError ?? ""
@@ -126,7 +129,9 @@ import Testing
                 taken = rig.mailbox.latest.contains(region: 0, major: 1, minor: 7)
             }
             #expect(taken, "the first request's list never arrived")
-            #expect(server.requests.filter { $0.path == "/bikes" }.count == 1, "the loop asked again instead of taking the first answer")
+            #expect(
+                server.requests.filter { $0.path == "/bikes" }.count == 1,
+                "the loop asked again instead of taking the first answer")
             // A quick registry: the first start's attempt answers inside its patience.
             server.setLatency(.zero)
             #expect(await rig.refresher.firstRefresh(patience: .seconds(5)))
@@ -146,16 +151,22 @@ import Testing
         try await withRefresher(server, directory: directory) { rig in
             #expect(await rig.refresher.refreshOnce())
             let garbage = (0..<10).map { #"{"id":\#($0),"beaconMinor":"seven","missing":"yes"}"# }
-            server.setBikes("[" + (garbage + [#"{"id":"b9","beaconMinor":9,"missing":true}"#]).joined(separator: ",") + "]")
+            server.setBikes(
+                "[" + (garbage + [#"{"id":"b9","beaconMinor":9,"missing":true}"#]).joined(separator: ",") + "]")
             #expect(await rig.refresher.refreshOnce() == false)
-            #expect(rig.mailbox.latest.contains(region: 0, major: 1, minor: 7) && rig.mailbox.latest.count == 1, "the good set stays")
+            #expect(
+                rig.mailbox.latest.contains(region: 0, major: 1, minor: 7) && rig.mailbox.latest.count == 1,
+                "the good set stays")
             let status = rig.refresher.status
-            #expect(status.refusedList == "the registry's list had 10 of its 11 entries unusable; the previous list of 1 bikes is kept")
+            #expect(
+                status.refusedList
+                    == "the registry's list had 10 of its 11 entries unusable; the previous list of 1 bikes is kept")
             #expect(status.skippedEntries == 10)
             // A good list again is taken, and the complaint goes.
             server.setBikes(#"[{"id":"b9","beaconMinor":9,"missing":true}]"#)
             #expect(await rig.refresher.refreshOnce())
-            #expect(rig.mailbox.latest.contains(region: 0, major: 1, minor: 9) && rig.refresher.status.refusedList == nil)
+            #expect(
+                rig.mailbox.latest.contains(region: 0, major: 1, minor: 9) && rig.refresher.status.refusedList == nil)
         }
     }
 
@@ -165,17 +176,26 @@ import Testing
         defer { directory.remove() }
         let regions = [BeaconRegion.findMyBike, BeaconRegion("E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")!]
         let entries: [BikeList.Entry] = [
-            .init(id: #"quote " back \ slash"#, minor: 1, missing: true, make: "tab\there", model: "new\nline", colour: "caf\u{e9} 🚲"),
-            .init(id: "control \u{1}\u{1f}", minor: 65_535, missing: true, uuid: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", major: 7),
+            .init(
+                id: #"quote " back \ slash"#, minor: 1, missing: true, make: "tab\there", model: "new\nline",
+                colour: "caf\u{e9} 🚲"),
+            .init(
+                id: "control \u{1}\u{1f}", minor: 65_535, missing: true, uuid: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0",
+                major: 7),
             .init(id: "parked", minor: 2, missing: false),
         ]
         let set = MissingBikeSet(list: BikeList(entries: entries), regions: regions)
         let cache = BikeCache(path: directory.file("missing-bikes.json"))
-        try cache.store(.init(set: set, validators: CacheValidators(etag: #""v\"1""#), fetchedAt: 1_700_000_000_000, source: "https://r/api"))
+        try cache.store(
+            .init(
+                set: set, validators: CacheValidators(etag: #""v\"1""#), fetchedAt: 1_700_000_000_000,
+                source: "https://r/api"))
         let loaded = try #require(try cache.load(regions: regions))
         #expect(loaded.set.bikes == set.bikes)
         #expect(loaded.set.count == 2)
-        #expect(loaded.validators.etag == #""v\"1""# && loaded.fetchedAt == 1_700_000_000_000 && loaded.source == "https://r/api")
+        #expect(
+            loaded.validators.etag == #""v\"1""# && loaded.fetchedAt == 1_700_000_000_000
+                && loaded.source == "https://r/api")
     }
 
     @Test func refreshNowWakesTheTimerAtOnce() async throws {
@@ -217,7 +237,9 @@ import Testing
             #expect(rig.refresher.loadCache() == false, "another registry's cache is not loaded")
             #expect(rig.mailbox.latest.count == 0)
             #expect(await rig.refresher.refreshOnce())
-            #expect(rig.mailbox.latest.contains(region: 0, major: 1, minor: 9) && !rig.mailbox.latest.contains(region: 0, major: 1, minor: 7))
+            #expect(
+                rig.mailbox.latest.contains(region: 0, major: 1, minor: 9)
+                    && !rig.mailbox.latest.contains(region: 0, major: 1, minor: 7))
         }
         // Its own cache, once written, is used.
         try await withRefresher(second, directory: directory) { rig in #expect(rig.refresher.loadCache()) }
@@ -278,7 +300,10 @@ import Testing
         let out = directory.file("sightings.jsonl")
         try Data(Self.bikes.utf8).write(to: URL(fileURLWithPath: bikes))
         let registry = FileRegistry(bikes: bikes, sightings: out)
-        guard case .list(let list, let validators) = try await registry.fetchMissing(validators: nil, regions: [.findMyBike]) else {
+        guard
+            case .list(let list, let validators) = try await registry.fetchMissing(
+                validators: nil, regions: [.findMyBike])
+        else {
             Issue.record("expected a list")
             return
         }
@@ -288,7 +313,9 @@ import Testing
             return
         }
         try Data(#"[{"id":"b9","beaconMinor":9,"missing":true}]"#.utf8).write(to: URL(fileURLWithPath: bikes))
-        guard case .list(let changed, _) = try await registry.fetchMissing(validators: validators, regions: [.findMyBike]) else {
+        guard
+            case .list(let changed, _) = try await registry.fetchMissing(validators: validators, regions: [.findMyBike])
+        else {
             Issue.record("a changed file should be re-read")
             return
         }
@@ -299,6 +326,8 @@ import Testing
         let lines = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n")
         #expect(lines.count == 4 && lines.allSatisfy { FlatJSON.object(String($0))?["sightingId"] != nil })
         try Data("not json".utf8).write(to: URL(fileURLWithPath: bikes))
-        await #expect(throws: RegistryError.self) { try await registry.fetchMissing(validators: nil, regions: [.findMyBike]) }
+        await #expect(throws: RegistryError.self) {
+            try await registry.fetchMissing(validators: nil, regions: [.findMyBike])
+        }
     }
 }

@@ -14,7 +14,8 @@ import Testing
     }
 
     @Test(arguments: [
-        ("http://127.0.0.1:8080", false), ("http://localhost/api", false), ("http://[::1]:80/", false), ("https://registry.example", false),
+        ("http://127.0.0.1:8080", false), ("http://localhost/api", false), ("http://[::1]:80/", false),
+        ("https://registry.example", false),
         ("http://registry.example/api", true), ("http://user:pw@10.0.0.2/api", true), ("HTTP://192.0.2.1", true),
     ])
     func plainHTTPOffThisMachineSendsTheKeyInClear(url: String, clear: Bool) {

@@ -24,7 +24,9 @@ func items(_ sightings: [Sighting]) -> [OutboxItem] {
 
 func milliseconds() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
 
-func httpConfiguration(_ server: RegistryServer, authentication: RegistryConfiguration.Authentication = .query) -> RegistryConfiguration {
+func httpConfiguration(_ server: RegistryServer, authentication: RegistryConfiguration.Authentication = .query)
+    -> RegistryConfiguration
+{
     RegistryConfiguration(
         location: .http(base: server.baseURL), authentication: authentication, apiKey: APIKey(secretKey),
         stationID: "cafe-1", latitude: 51.5, longitude: -0.12, connectTimeout: .seconds(5),

@@ -14,21 +14,32 @@ import Testing
         firstSeen: 90_000_000_000, lastSeen: 99_000_000_000, queuedAt: 100_000_000_000, bootID: "boot-1",
         offset: EngineHarness.origin.nanosecondsSinceEpoch - 3 * hour)
 
-    static func reading(monotonic seconds: Int64, stepped: Bool, synchronized: Bool?, boot: String = "boot-1") -> ClockReading {
+    static func reading(monotonic seconds: Int64, stepped: Bool, synchronized: Bool?, boot: String = "boot-1")
+        -> ClockReading
+    {
         let offset = EngineHarness.origin.nanosecondsSinceEpoch - (stepped ? 0 : 3 * hour)
-        return ClockReading(wall: seconds * 1_000_000_000 + offset, monotonic: seconds * 1_000_000_000, synchronized: synchronized, bootID: boot)
+        return ClockReading(
+            wall: seconds * 1_000_000_000 + offset, monotonic: seconds * 1_000_000_000, synchronized: synchronized,
+            bootID: boot)
     }
 
     @Test func itWaitsWhileTheClockIsUnsynchronised() {
-        #expect(SightingClock.decide(Self.pending, reading: Self.reading(monotonic: 160, stepped: false, synchronized: false), limit: .seconds(600))
-            == .wait(.seconds(540)))
+        #expect(
+            SightingClock.decide(
+                Self.pending, reading: Self.reading(monotonic: 160, stepped: false, synchronized: false),
+                limit: .seconds(600))
+                == .wait(.seconds(540)))
     }
 
     @Test func onceSynchronisedItsTimesAreLabelledWithTheClockThen() {
         // NTP stepped the clock 3 h forward at some point: the labels use the offset now, right whatever the step.
-        let decision = SightingClock.decide(Self.pending, reading: Self.reading(monotonic: 400, stepped: true, synchronized: true), limit: .seconds(600))
+        let decision = SightingClock.decide(
+            Self.pending, reading: Self.reading(monotonic: 400, stepped: true, synchronized: true), limit: .seconds(600)
+        )
         #expect(decision == .settle(offset: EngineHarness.origin.nanosecondsSinceEpoch, synchronized: true))
-        let body = SightingPayload(makeSightings(1)[0], stationID: "cafe-1", latitude: 1, longitude: 2, offset: Self.pending.offset).json
+        let body = SightingPayload(
+            makeSightings(1)[0], stationID: "cafe-1", latitude: 1, longitude: 2, offset: Self.pending.offset
+        ).json
         guard case .settle(let offset, let synchronized) = decision,
             let settled = SightingPayload.settled(body, Self.pending, offset: offset, synchronized: synchronized)
         else {
@@ -36,17 +47,24 @@ import Testing
             return
         }
         let fields = try! #require(FlatJSON.object(settled))
-        #expect(fields["firstSeen"] == "2024-06-01T08:01:30.000000Z" && fields["lastSeen"] == "2024-06-01T08:01:39.000000Z")
+        #expect(
+            fields["firstSeen"] == "2024-06-01T08:01:30.000000Z" && fields["lastSeen"] == "2024-06-01T08:01:39.000000Z")
         #expect(fields["date"] == fields["lastSeen"] && fields["clockSynchronized"] == nil)
     }
 
     @Test func afterTheLimitItGoesWithTheBestTimeKnownMarkedUnsynchronised() {
-        #expect(SightingClock.decide(Self.pending, reading: Self.reading(monotonic: 700, stepped: false, synchronized: false), limit: .seconds(600))
-            == .settle(offset: Self.pending.offset, synchronized: false))
+        #expect(
+            SightingClock.decide(
+                Self.pending, reading: Self.reading(monotonic: 700, stepped: false, synchronized: false),
+                limit: .seconds(600))
+                == .settle(offset: Self.pending.offset, synchronized: false))
     }
 
     @Test func fromAnotherBootItsMonotonicTimesCannotBeLabelledAnew() {
-        #expect(SightingClock.decide(Self.pending, reading: Self.reading(monotonic: 5, stepped: true, synchronized: true, boot: "boot-2"), limit: .seconds(600))
-            == .settle(offset: Self.pending.offset, synchronized: false))
+        #expect(
+            SightingClock.decide(
+                Self.pending, reading: Self.reading(monotonic: 5, stepped: true, synchronized: true, boot: "boot-2"),
+                limit: .seconds(600))
+                == .settle(offset: Self.pending.offset, synchronized: false))
     }
 }

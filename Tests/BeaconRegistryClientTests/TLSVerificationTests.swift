@@ -1,5 +1,5 @@
-import BeaconEngine
 import AsyncHTTPClient
+import BeaconEngine
 import BeaconRegistryClient
 import Foundation
 import Testing
@@ -40,13 +40,18 @@ import Testing
     }
 
     @Test func aCertificateNoTrustStoreHoldsIsRefusedBeforeAnythingIsSent() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tls-\(UUID().uuidString.prefix(8))").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "tls-\(UUID().uuidString.prefix(8))"
+        ).path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let openssl = try run("/usr/bin/openssl", [
-            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
-            "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", directory + "/key.pem", "-out", directory + "/cert.pem",
-        ])
+        let openssl = try run(
+            "/usr/bin/openssl",
+            [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+                "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", directory + "/key.pem", "-out",
+                directory + "/cert.pem",
+            ])
         openssl.waitUntilExit()
         try #require(openssl.terminationStatus == 0, "openssl could not make a certificate")
         try Self.server.write(toFile: directory + "/server.py", atomically: true, encoding: .utf8)
@@ -72,10 +77,15 @@ import Testing
             #expect(!error.message.contains(secretKey))
         }
         let outcome = await registry.post(body: "{}", sightingID: "s-1")
-        if case .delivered = outcome { Issue.record("a sighting was delivered to a server with an untrusted certificate") }
+        if case .delivered = outcome {
+            Issue.record("a sighting was delivered to a server with an untrusted certificate")
+        }
         try await client.shutdown()
 
-        #expect(FileManager.default.fileExists(atPath: directory + "/refused"), "the client never reached the TLS server")
-        #expect(!FileManager.default.fileExists(atPath: directory + "/request"), "a request (and the key) reached an unverified server")
+        #expect(
+            FileManager.default.fileExists(atPath: directory + "/refused"), "the client never reached the TLS server")
+        #expect(
+            !FileManager.default.fileExists(atPath: directory + "/request"),
+            "a request (and the key) reached an unverified server")
     }
 }

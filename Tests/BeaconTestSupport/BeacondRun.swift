@@ -22,7 +22,8 @@ public struct BeacondRun: Sendable {
     /// Another program (`setpriv`, say, to run beacond as another user), waited for the same way.
     public static func run(executable: String, _ arguments: [String]) async throws -> BeacondRun {
         try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try BeacondRun(blocking: arguments, executable: executable) }) }.start()
+            Thread { continuation.resume(with: Result { try BeacondRun(blocking: arguments, executable: executable) }) }
+                .start()
         }
     }
 

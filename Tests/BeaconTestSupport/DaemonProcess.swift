@@ -8,7 +8,8 @@ public final class DaemonProcess {
     public let stderrPath: String
 
     public init(
-        _ arguments: [String], executable: URL = BeacondRun.binary, environment: [String: String] = [:], logDirectory: String, name: String
+        _ arguments: [String], executable: URL = BeacondRun.binary, environment: [String: String] = [:],
+        logDirectory: String, name: String
     ) throws {
         stdoutPath = "\(logDirectory)/\(name).out"
         stderrPath = "\(logDirectory)/\(name).err"
@@ -62,4 +63,3 @@ public final class DaemonProcess {
         }
     }
 }
-

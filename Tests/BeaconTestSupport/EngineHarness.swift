@@ -9,7 +9,9 @@ public struct EngineHarness {
     /// Wall-clock time at instant zero: 2024-06-01T08:00:00Z.
     public static let origin = CaptureTime(nanosecondsSinceEpoch: 1_717_228_800_000_000_000)
 
-    public init(configuration: EngineConfiguration = EngineConfiguration(stationID: "test"), missingMinors: [UInt16] = []) {
+    public init(
+        configuration: EngineConfiguration = EngineConfiguration(stationID: "test"), missingMinors: [UInt16] = []
+    ) {
         let list = BikeList(
             entries: missingMinors.map { .init(id: "bike-\($0)", minor: $0, missing: true) })
         engine = RangingEngine(
@@ -40,7 +42,9 @@ public struct EngineHarness {
     }
 
     /// Hears `minor` every `interval` seconds from `start` up to (not including) `end`.
-    public mutating func hear(minor: UInt16, every interval: Double, from start: Double, until end: Double, rssi: Int8? = -62) {
+    public mutating func hear(
+        minor: UInt16, every interval: Double, from start: Double, until end: Double, rssi: Int8? = -62
+    ) {
         var time = start
         while time < end {
             hear(minor: minor, at: time, rssi: rssi)

@@ -8,7 +8,8 @@ public enum Fixtures {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     public static let edgeDirectory = repositoryRoot.appendingPathComponent("Fixtures/edge")
-    public static let sharedDirectory = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/fixtures")
+    public static let sharedDirectory = repositoryRoot.deletingLastPathComponent().appendingPathComponent(
+        "shared/fixtures")
 
     /// Every capture in a directory that has a `NAME.expected.jsonl` beside it.
     public static func captures(in directory: URL) -> [URL] {

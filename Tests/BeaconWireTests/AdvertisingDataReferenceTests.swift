@@ -37,7 +37,9 @@ import Testing
             } else if type == 0x16, body.count >= 2, word(0) == 0xFEAA {
                 kinds.insert(.eddystone)
             } else if type == 0x02 || type == 0x03 {
-                if stride(from: 0, to: body.count - 1, by: 2).contains(where: { word($0) == 0xFEAA }) { kinds.insert(.eddystone) }
+                if stride(from: 0, to: body.count - 1, by: 2).contains(where: { word($0) == 0xFEAA }) {
+                    kinds.insert(.eddystone)
+                }
             }
         }
         let order: [AdvertKind] = [.iBeacon, .altBeacon, .eddystone, .appleOther]
@@ -48,8 +50,10 @@ import Testing
     static func adverts(count: Int) -> [[UInt8]] {
         var generator = SystemRandomNumberGenerator()
         let pieces: [[UInt8]] = [
-            [0x02, 0x01, 0x06], AdvertisingDataTests.iBeacon, [0x03, 0x03, 0xAA, 0xFE], [0x05, 0x16, 0xAA, 0xFE, 0x10, 0x00],
-            [0x05, 0x03, 0x0F, 0x18, 0xAA, 0xFE], [0x1B, 0xFF, 0x18, 0x01, 0xBE, 0xAC] + [UInt8](repeating: 7, count: 22),
+            [0x02, 0x01, 0x06], AdvertisingDataTests.iBeacon, [0x03, 0x03, 0xAA, 0xFE],
+            [0x05, 0x16, 0xAA, 0xFE, 0x10, 0x00],
+            [0x05, 0x03, 0x0F, 0x18, 0xAA, 0xFE],
+            [0x1B, 0xFF, 0x18, 0x01, 0xBE, 0xAC] + [UInt8](repeating: 7, count: 22),
             [0x07, 0xFF, 0x4C, 0x00, 0x10, 0x02, 0x0B, 0x00], [0x03, 0xFF, 0x4C, 0x00], [0x04, 0x09, 0x41, 0x42, 0x43],
             [0x00],
         ]
@@ -64,7 +68,9 @@ import Testing
                 default: advert[index] = UInt8.random(in: 0...255, using: &generator)
                 }
             }
-            if Bool.random(using: &generator), !advert.isEmpty { advert.removeLast(Int.random(in: 0...advert.count, using: &generator)) }
+            if Bool.random(using: &generator), !advert.isEmpty {
+                advert.removeLast(Int.random(in: 0...advert.count, using: &generator))
+            }
             return advert
         }
     }
@@ -115,13 +121,16 @@ import Testing
         }
         // Data longer than a length byte can reach: 286 bytes, whose 282 past byte 3 would read as 26 in a byte.
         // It must be walked, to find the malformed iBeacon prefix at its end.
-        let long = AdvertisingDataTests.flags + AdvertisingDataTests.iBeacon + [0xFF, 0xFF, 0x4C, 0x00, 0x02, 0x15]
+        let long =
+            AdvertisingDataTests.flags + AdvertisingDataTests.iBeacon + [0xFF, 0xFF, 0x4C, 0x00, 0x02, 0x15]
             + [UInt8](repeating: 1, count: 250)
         #expect(long.count == 286)
         let summary = long.withUnsafeBytes { AdvertisingData.summarize($0) }
         #expect(summary.kind == .iBeacon && summary.hadMalformedIBeacon && Self.reference(long).malformed)
         // Each kind the shortcut can give was among the variants (the flags' value, byte 2, is free).
-        for kind in [AdvertKind.iBeacon, .appleOther, .altBeacon, .other] { #expect(shortcuts[kind, default: 0] > 256, "\(kind)") }
+        for kind in [AdvertKind.iBeacon, .appleOther, .altBeacon, .other] {
+            #expect(shortcuts[kind, default: 0] > 256, "\(kind)")
+        }
         let beacon = canonical.withUnsafeBytes { AdvertisingData.summarize($0) }.beacon
         #expect(beacon?.uuid.description == "21EECF71-D5C7-4A00-9B90-27C94B5146EA")
         #expect(beacon?.major == 1)

@@ -57,7 +57,8 @@ import Testing
         let altBeacon: [UInt8] = [0x1B, 0xFF, 0x18, 0x01, 0xBE, 0xAC] + [UInt8](repeating: 0, count: 22)
         let other: [UInt8] = [0x05, 0xFF, 0x06, 0x00, 0x01, 0x09]
         let ranked: [([UInt8], AdvertKind)] = [
-            (Self.iBeacon, .iBeacon), (altBeacon, .altBeacon), (eddystone, .eddystone), (appleOther, .appleOther), (other, .other),
+            (Self.iBeacon, .iBeacon), (altBeacon, .altBeacon), (eddystone, .eddystone), (appleOther, .appleOther),
+            (other, .other),
         ]
         for (i, (first, firstKind)) in ranked.enumerated() {
             for (second, secondKind) in ranked[i...] {

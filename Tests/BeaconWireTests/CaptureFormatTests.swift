@@ -33,7 +33,10 @@ import Testing
             let headers: [[UInt8]] = [
                 [0xD4, 0xC3, 0xB2, 0xA1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0, 0, 201, 0, 0, 0],
                 Array("btsnoop\0".utf8) + [0, 0, 0, 1, 0, 0, 0x07, 0xD1],
-                [0x0A, 0x0D, 0x0D, 0x0A, 28, 0, 0, 0, 0x4D, 0x3C, 0x2B, 0x1A, 1, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 28, 0, 0, 0],
+                [
+                    0x0A, 0x0D, 0x0D, 0x0A, 28, 0, 0, 0, 0x4D, 0x3C, 0x2B, 0x1A, 1, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF,
+                    0xFF, 0xFF, 0xFF, 0xFF, 28, 0, 0, 0,
+                ],
             ]
             bytes = headers[seed % headers.count] + bytes
             let piecemeal = Result { try Decode.bytes(bytes, chunk: 1 + seed % 13, capacity: 512) }

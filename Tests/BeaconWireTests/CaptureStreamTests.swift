@@ -1,7 +1,8 @@
 import BeaconTestSupport
-@testable import BeaconWire
 import Foundation
 import Testing
+
+@testable import BeaconWire
 
 /// The record loop keeps the window's bounds in locals and hands them back to the stream around every read and
 /// skip; these hold it to that when a read fails.
@@ -20,7 +21,9 @@ import Testing
                 throw ReadFailed()
             }
             let count = min(buffer.count, 7, bytes.count - offset)
-            bytes.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<offset + count])) }
+            bytes.withUnsafeBytes {
+                buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<offset + count]))
+            }
             offset += count
             return count
         }
@@ -33,8 +36,9 @@ import Testing
         for failAt in stride(from: CaptureFormat.detectionLength, to: bytes.count, by: 41) {
             let stream = try CaptureStream(source: FailingOnceSource(bytes: bytes, failAt: failAt), capacity: 64)
             #expect(throws: FailingOnceSource.ReadFailed.self) { try stream.forEachRecord { _, _ in } }
-            #expect(0 <= stream.start && stream.start <= stream.end && stream.end <= stream.buffer.count,
-                    "\(capture.lastPathComponent), failing after \(failAt) bytes: start \(stream.start), end \(stream.end)")
+            #expect(
+                0 <= stream.start && stream.start <= stream.end && stream.end <= stream.buffer.count,
+                "\(capture.lastPathComponent), failing after \(failAt) bytes: start \(stream.start), end \(stream.end)")
             // A second pass starts a new framer in the middle of the file; whatever it makes of that, it ends.
             try stream.forEachRecord { _, _ in }
         }

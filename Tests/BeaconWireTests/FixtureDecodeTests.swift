@@ -33,7 +33,9 @@ import Testing
     }
 
     /// The packet set every edge container carries (Fixtures/generate.py): what each case must count.
-    @Test(arguments: ["h4-phdr-us-le.pcap", "h4-us-be.pcap", "monitor-ns-le.pcap", "h4.btsnoop", "monitor.btsnoop", "hcidump-R.txt"])
+    @Test(arguments: [
+        "h4-phdr-us-le.pcap", "h4-us-be.pcap", "monitor-ns-le.pcap", "h4.btsnoop", "monitor.btsnoop", "hcidump-R.txt",
+    ])
     func edgeCasesAreCountedByReason(_ name: String) throws {
         let counters = try Decode.file(Fixtures.edgeDirectory.appendingPathComponent(name)).counters
         #expect(counters.drops[.badReportLength] == 2)  // one legacy, one legacy PDU in an extended report

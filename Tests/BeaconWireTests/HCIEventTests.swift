@@ -8,7 +8,9 @@ import Testing
         var seen: [AdvertisingReportSnapshot] = []
         event.withUnsafeBytes { bytes in
             LEMetaEvent.forEachReport(inEvent: bytes, counters: &counters) { report, _ in
-                seen.append(AdvertisingReportSnapshot(address: report.address.description, rssi: report.rssi, data: Array(report.data)))
+                seen.append(
+                    AdvertisingReportSnapshot(
+                        address: report.address.description, rssi: report.rssi, data: Array(report.data)))
             }
         }
         return (seen, counters)
@@ -30,21 +32,23 @@ import Testing
     }
 
     @Test func severalReportsInOneEventAreAllDecoded() {
-        let (seen, counters) = reports(Self.legacy([
-            Self.report(1, data: [0x02, 0x01, 0x06], rssi: 0xC4),
-            Self.report(2, data: [], rssi: 0x7F),
-            Self.report(3, data: [0x02, 0x0A, 0x00], rssi: 0xB0),
-        ]))
+        let (seen, counters) = reports(
+            Self.legacy([
+                Self.report(1, data: [0x02, 0x01, 0x06], rssi: 0xC4),
+                Self.report(2, data: [], rssi: 0x7F),
+                Self.report(3, data: [0x02, 0x0A, 0x00], rssi: 0xB0),
+            ]))
         #expect(seen.map(\.address) == ["00:00:00:00:00:01", "00:00:00:00:00:02", "00:00:00:00:00:03"])
         #expect(seen.map(\.rssi) == [-60, nil, -80])
         #expect(counters.advertisingReports == 3)
     }
 
     @Test func dataOver31BytesIsDroppedAndTheNextReportKept() {
-        let (seen, counters) = reports(Self.legacy([
-            Self.report(1, data: [UInt8](repeating: 0, count: 32), rssi: 0xC4),
-            Self.report(2, data: [], rssi: 0xC4),
-        ]))
+        let (seen, counters) = reports(
+            Self.legacy([
+                Self.report(1, data: [UInt8](repeating: 0, count: 32), rssi: 0xC4),
+                Self.report(2, data: [], rssi: 0xC4),
+            ]))
         #expect(seen.map(\.address) == ["00:00:00:00:00:02"])
         #expect(counters.drops[.badReportLength] == 1)
     }
@@ -67,10 +71,13 @@ import Testing
 
     @Test func extendedReportCarriesMoreThan31BytesForExtendedPDUs() {
         let data = [UInt8](repeating: 0x00, count: 40)
-        let report: [UInt8] = [0x01, 0x00,  // event properties: connectable, not legacy
-                               0x01, 0x09, 0x00, 0x00, 0x00, 0x00, 0x00,  // random address ..:00:09, LSB first
-                               0x01, 0x00, 0xFF, 0x7F, 0xB5,  // PHYs, SID, TX power n/a, RSSI -75
-                               0x00, 0x00, 0x00] + [UInt8](repeating: 0, count: 6)  // interval, direct address
+        let report: [UInt8] =
+            [
+                0x01, 0x00,  // event properties: connectable, not legacy
+                0x01, 0x09, 0x00, 0x00, 0x00, 0x00, 0x00,  // random address ..:00:09, LSB first
+                0x01, 0x00, 0xFF, 0x7F, 0xB5,  // PHYs, SID, TX power n/a, RSSI -75
+                0x00, 0x00, 0x00,
+            ] + [UInt8](repeating: 0, count: 6)  // interval, direct address
             + [UInt8(data.count)] + data
         let parameters: [UInt8] = [0x0D, 0x01] + report
         let (seen, counters) = reports([0x3E, UInt8(parameters.count)] + parameters)

@@ -14,7 +14,9 @@ import Testing
         var decoder = AdvertDecoder()
         var adverts: [Advert] = []
         payload.withUnsafeBytes { bytes in
-            decoder.decode(CaptureRecord(time: CaptureTime(nanosecondsSinceEpoch: 42), link: link, adapter: 3, payload: bytes)) {
+            decoder.decode(
+                CaptureRecord(time: CaptureTime(nanosecondsSinceEpoch: 42), link: link, adapter: 3, payload: bytes)
+            ) {
                 adverts.append($0)
             }
         }
@@ -29,7 +31,8 @@ import Testing
         #expect(shortcut == general, comment)
     }
 
-    static let iBeacon: [UInt8] = [0x02, 0x01, 0x06, 0x1A, 0xFF, 0x4C, 0x00, 0x02, 0x15]
+    static let iBeacon: [UInt8] =
+        [0x02, 0x01, 0x06, 0x1A, 0xFF, 0x4C, 0x00, 0x02, 0x15]
         + (0..<16).map { UInt8($0) } + [0x00, 0x07, 0x01, 0x2C, 0xC5]
 
     static func event(_ reports: [[UInt8]]) -> [UInt8] { [0x04] + HCIEventTests.legacy(reports) }
@@ -40,7 +43,9 @@ import Testing
         Self.agree(Self.event([beacon]), direction: 1)
         Self.agree(Self.event([beacon, other, beacon]), direction: 1)
         Self.agree(Self.event([]), direction: 1)
-        #expect(Self.decode([0, 0, 0, 1] + Self.event([beacon]), link: .h4WithDirection).adverts.first?.beacon?.minor == 300)
+        #expect(
+            Self.decode([0, 0, 0, 1] + Self.event([beacon]), link: .h4WithDirection).adverts.first?.beacon?.minor == 300
+        )
     }
 
     @Test func nearMissesAgree() {
@@ -67,7 +72,8 @@ import Testing
         let beacon = HCIEventTests.report(1, data: Self.iBeacon, rssi: 0xC4)
         let other = HCIEventTests.report(2, data: [0x02, 0x01, 0x06, 0x03, 0x03, 0xAA, 0xFE], rssi: 0xB0)
         for _ in 0..<64 {
-            var bytes = Self.event((0..<Int(generator.next() % 4)).map { _ in generator.next() % 2 == 0 ? beacon : other })
+            var bytes = Self.event(
+                (0..<Int(generator.next() % 4)).map { _ in generator.next() % 2 == 0 ? beacon : other })
             for _ in 0..<Int(generator.next() % 4) where !bytes.isEmpty {
                 bytes[Int(generator.next() % UInt64(bytes.count))] = UInt8(truncatingIfNeeded: generator.next())
             }

@@ -24,7 +24,10 @@ import Testing
         #expect(BeaconUUID("21EECF71D5C74A009B9027C94B5146EA") == uuid)
     }
 
-    @Test(arguments: ["", "21EECF71-D5C7-4A00-9B90-27C94B5146E", "21EECF71-D5C74-A00-9B90-27C94B5146EA", "zz", "21EECF71-D5C7-4A00-9B90-27C94B5146EAA"])
+    @Test(arguments: [
+        "", "21EECF71-D5C7-4A00-9B90-27C94B5146E", "21EECF71-D5C74-A00-9B90-27C94B5146EA", "zz",
+        "21EECF71-D5C7-4A00-9B90-27C94B5146EAA",
+    ])
     func malformedUUIDsAreRejected(_ text: String) {
         #expect(BeaconUUID(text) == nil)
     }

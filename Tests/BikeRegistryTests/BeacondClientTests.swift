@@ -12,7 +12,9 @@ import Testing
 /// as `?key=` and as a bearer token: the list and its 304, sightings delivered and their repeats, a revoked key held.
 @Suite struct BeacondClientTests {
     @Test(arguments: StoreKind.allCases, RegistryConfiguration.Authentication.allCases)
-    func beacondsClientWorksAgainstTheRealRegistryUnchanged(store: StoreKind, authentication: RegistryConfiguration.Authentication) async throws {
+    func beacondsClientWorksAgainstTheRealRegistryUnchanged(
+        store: StoreKind, authentication: RegistryConfiguration.Authentication
+    ) async throws {
         let directory = try TemporaryDirectory("bike-registry-client")
         defer { directory.remove() }
         let server = try await RegistryHarness(store, directory: directory.path)
@@ -21,17 +23,24 @@ import Testing
         var ids: [UInt16: String] = [:]
         for minor in [UInt16(0), 1, 2] {
             let bike = try await server.register(minor: Int(minor))
-            #expect(try await server.request(.PATCH, "/owner/bikes/\(bike.id)", bearer: bike.token, body: #"{"missing":true}"#).status == 200)
+            #expect(
+                try await server.request(
+                    .PATCH, "/owner/bikes/\(bike.id)", bearer: bike.token, body: #"{"missing":true}"#
+                ).status == 200)
             ids[minor] = bike.id
         }
         _ = try await server.register(minor: 3)  // registered, not missing
 
         let registry = HTTPRegistry(
             configuration: RegistryConfiguration(
-                location: .http(base: server.baseURL), authentication: authentication, apiKey: APIKey(key), stationID: "ace",
+                location: .http(base: server.baseURL), authentication: authentication, apiKey: APIKey(key),
+                stationID: "ace",
                 latitude: 51.5, longitude: -0.12),
             client: HTTPClient.shared)
-        guard case .list(let set, let validators) = try await registry.fetchMissing(validators: nil, regions: [.findMyBike]) else {
+        guard
+            case .list(let set, let validators) = try await registry.fetchMissing(
+                validators: nil, regions: [.findMyBike])
+        else {
             Issue.record("no list")
             return
         }
@@ -47,12 +56,20 @@ import Testing
         for minor in [UInt16(0), 1, 2] { harness.hear(minor: minor, at: Double(minor)) }
         harness.finish()
         let payloads = harness.sightings.map { sighting in
-            (id: sighting.id.description, body: SightingPayload(sighting, stationID: "ace", latitude: 51.5, longitude: -0.12).json
-                .replacingOccurrences(of: "\"bike-\(sighting.beacon.minor)\"", with: "\"\(ids[sighting.beacon.minor]!)\""))
+            (
+                id: sighting.id.description,
+                body: SightingPayload(sighting, stationID: "ace", latitude: 51.5, longitude: -0.12).json
+                    .replacingOccurrences(
+                        of: "\"bike-\(sighting.beacon.minor)\"", with: "\"\(ids[sighting.beacon.minor]!)\"")
+            )
         }
         #expect(payloads.count == 6)
-        for payload in payloads { #expect(await registry.post(body: payload.body, sightingID: payload.id) == .delivered) }
-        for payload in payloads { #expect(await registry.post(body: payload.body, sightingID: payload.id) == .delivered, "a repeat") }
+        for payload in payloads {
+            #expect(await registry.post(body: payload.body, sightingID: payload.id) == .delivered)
+        }
+        for payload in payloads {
+            #expect(await registry.post(body: payload.body, sightingID: payload.id) == .delivered, "a repeat")
+        }
         #expect(try await server.database.notificationCounts().owed == 0, "no target set, nothing owed")
         let stored = try await server.database.sightings(bikeId: ids[0]!)
         #expect(stored.map(\.kind).sorted() == ["enter", "exit"])
@@ -64,6 +81,8 @@ import Testing
             return
         }
         #expect(status == 401)
-        await #expect(throws: RegistryError.self) { try await registry.fetchMissing(validators: nil, regions: [.findMyBike]) }
+        await #expect(throws: RegistryError.self) {
+            try await registry.fetchMissing(validators: nil, regions: [.findMyBike])
+        }
     }
 }

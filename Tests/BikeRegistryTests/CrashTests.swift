@@ -19,21 +19,27 @@ import Testing
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         try withUnsafeMutablePointer(to: &address) { pointer in
             try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                guard bind(descriptor, $0, length) == 0, getsockname(descriptor, $0, &length) == 0 else { throw HarnessError("no free port") }
+                guard bind(descriptor, $0, length) == 0, getsockname(descriptor, $0, &length) == 0 else {
+                    throw HarnessError("no free port")
+                }
             }
         }
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
-    @Test(arguments: StoreKind.allCases) func killedTwentyTimesItLosesNoAcknowledgedSightingAndNoNotification(store kind: StoreKind) async throws {
+    @Test(arguments: StoreKind.allCases) func killedTwentyTimesItLosesNoAcknowledgedSightingAndNoNotification(
+        store kind: StoreKind
+    ) async throws {
         let directory = try TemporaryDirectory("bike-registry-crash")
         defer { directory.remove() }
         let testDatabase = try await TestDatabase.make(kind, in: directory.path)
         defer { Task { await testDatabase.drop() } }
         let database = testDatabase.location
         let added = try await BeacondRun.run(
-            executable: BeacondRun.registryBinary.path, ["station", "add", "Ace", "--latitude", "51.5", "--longitude=-0.1", "--json", "--database", database])
-        let key = try #require((try JSONSerialization.jsonObject(with: Data(added.stdout.utf8)) as? [String: String])?["key"])
+            executable: BeacondRun.registryBinary.path,
+            ["station", "add", "Ace", "--latitude", "51.5", "--longitude=-0.1", "--json", "--database", database])
+        let key = try #require(
+            (try JSONSerialization.jsonObject(with: Data(added.stdout.utf8)) as? [String: String])?["key"])
         let receiver = NotificationReceiver()
         try await receiver.start()
         defer { Task { await receiver.stop() } }
@@ -43,15 +49,22 @@ import Testing
         func start() async throws -> DaemonProcess {
             run += 1
             let server = try DaemonProcess(
-                ["serve", "--listen", "127.0.0.1:\(port)", "--database", database, "--allow-private-webhooks", "--requests-per-minute", "1000000"],
+                [
+                    "serve", "--listen", "127.0.0.1:\(port)", "--database", database, "--allow-private-webhooks",
+                    "--requests-per-minute", "1000000",
+                ],
                 executable: BeacondRun.registryBinary, logDirectory: directory.path, name: "registry-\(run)")
-            for _ in 0..<200 where !server.stderr.contains("bike-registry listening") { try await Task.sleep(for: .milliseconds(25)) }
+            for _ in 0..<200 where !server.stderr.contains("bike-registry listening") {
+                try await Task.sleep(for: .milliseconds(25))
+            }
             return server
         }
 
         var server = try await start()
         var bikes: [String] = []
-        for minor in 1...5 { bikes.append(try await client.registerMissing(minor: minor, webhook: receiver.url("/hook")).id) }
+        for minor in 1...5 {
+            bikes.append(try await client.registerMissing(minor: minor, webhook: receiver.url("/hook")).id)
+        }
 
         // The station: one new visit after another, each an enter, until told to stop.
         let acknowledged = LockedList()
@@ -60,7 +73,8 @@ import Testing
             var visit = 0
             while !Task.isCancelled {
                 visit += 1
-                let firstSeen = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: 1_717_228_800 + Double(visit) * 60))
+                let firstSeen = ISO8601DateFormatter().string(
+                    from: Date(timeIntervalSince1970: 1_717_228_800 + Double(visit) * 60))
                 let sighting = RegistryClient.sighting(bikeId: bikeIDs[visit % bikeIDs.count], firstSeen: firstSeen)
                 if let answer = try? await client.post(sighting, key: key), (200..<300).contains(answer.status) {
                     acknowledged.append(sighting.id)
@@ -85,7 +99,9 @@ import Testing
         var stored = Set<String>()
         for bike in bikes { stored.formUnion(try await store.sightings(bikeId: bike, limit: 100_000).map(\.visitId)) }
         let acknowledgedIDs = acknowledged.items
-        #expect(acknowledgedIDs.count >= 40, "the station got \(acknowledgedIDs.count) sightings through; too few to mean much")
+        #expect(
+            acknowledgedIDs.count >= 40,
+            "the station got \(acknowledgedIDs.count) sightings through; too few to mean much")
         var missingSightings = 0
         for id in acknowledgedIDs where try await !store.hasSighting(id) { missingSightings += 1 }
         #expect(missingSightings == 0, "\(missingSightings) sightings answered 2xx were lost")
@@ -106,7 +122,9 @@ import Testing
         }
         #expect(idsByVisit.values.allSatisfy { $0.count == 1 }, "a message came under two webhook-ids")
         #expect(idsByVisit.count == counts.delivered, "each delivered message reached the receiver")
-        #expect(stored.count >= acknowledgedIDs.count && idsByVisit.count == stored.count, "one seen per stored visit: \(idsByVisit.count) of \(stored.count)")
+        #expect(
+            stored.count >= acknowledgedIDs.count && idsByVisit.count == stored.count,
+            "one seen per stored visit: \(idsByVisit.count) of \(stored.count)")
         server.terminate()
         #expect(await server.waitForExit(seconds: 10) == 0)
     }

@@ -14,21 +14,34 @@ import Testing
         defer { directory.remove() }
         let database = try await TestDatabase.make(store, in: directory.path)
         let registry = try await database.open()
-        defer { Task { await registry.close(); await database.drop() } }
+        defer {
+            Task {
+                await registry.close()
+                await database.drop()
+            }
+        }
 
         _ = try await registry.addStation(name: "Ace", latitude: 51.5, longitude: -0.2)
         let station = try #require(try await registry.stations().first)
         let messages = 120
         for minor in 0..<messages {
-            guard case .registered(let registration) = try await registry.register(
-                NewBike(uuid: "21EECF71-D5C7-4A00-9B90-27C94B5146EA", major: 1, minor: minor, make: "a", model: "b", colour: "c"))
-            else { Issue.record("minor \(minor) taken"); return }
+            guard
+                case .registered(let registration) = try await registry.register(
+                    NewBike(
+                        uuid: "21EECF71-D5C7-4A00-9B90-27C94B5146EA", major: 1, minor: minor, make: "a", model: "b",
+                        colour: "c"))
+            else {
+                Issue.record("minor \(minor) taken")
+                return
+            }
             let bike = registration.bike
             _ = try await registry.update(
-                id: bike.id, ownerToken: registration.ownerToken, BikeChange(missing: true, webhookURL: .some("http://127.0.0.1:9/hook")))
+                id: bike.id, ownerToken: registration.ownerToken,
+                BikeChange(missing: true, webhookURL: .some("http://127.0.0.1:9/hook")))
             let seen = Date(timeIntervalSince1970: 1_717_228_800)
             let sighting = SightingReport(
-                sightingId: UUID().uuidString.lowercased(), bikeId: bike.id, kind: .enter, date: seen, firstSeen: seen, lastSeen: seen,
+                sightingId: UUID().uuidString.lowercased(), bikeId: bike.id, kind: .enter, date: seen, firstSeen: seen,
+                lastSeen: seen,
                 proximity: "near", rssi: -60, count: 1)
             #expect(try await registry.record(sighting, from: station) == .recorded(notifications: 1))
         }
@@ -37,11 +50,14 @@ import Testing
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<8 {
                 group.addTask {
-                    while try await registry.deliverDueNotification(now: Date(), { notification in
-                        deliveries.count(notification.id)
-                        await Task.yield()
-                        return .delivered
-                    }) {}
+                    while try await registry.deliverDueNotification(
+                        now: Date(),
+                        { notification in
+                            deliveries.count(notification.id)
+                            await Task.yield()
+                            return .delivered
+                        })
+                    {}
                 }
             }
             try await group.waitForAll()

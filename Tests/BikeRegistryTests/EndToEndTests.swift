@@ -19,25 +19,34 @@ import Testing
         let database = testDatabase.location
         let added = try await BeacondRun.run(
             executable: BeacondRun.registryBinary.path,
-            ["station", "add", "Ace Café", "--latitude", "51.5412", "--longitude", "-0.2769", "--json", "--database", database])
+            [
+                "station", "add", "Ace Café", "--latitude", "51.5412", "--longitude", "-0.2769", "--json", "--database",
+                database,
+            ])
         #expect(added.status == 0, "\(added.stderr)")
-        let addedStation = try #require(try JSONSerialization.jsonObject(with: Data(added.stdout.utf8)) as? [String: String])
+        let addedStation = try #require(
+            try JSONSerialization.jsonObject(with: Data(added.stdout.utf8)) as? [String: String])
         #expect(addedStation["name"] == "Ace Café")
         let key = try #require(addedStation["key"])
 
         // As systemd runs it (Type=notify): READY=1 once it listens.
         let notify = try NotifyListener(path: directory.file("notify.sock"))
         let server = try DaemonProcess(
-            ["serve", "--listen", "127.0.0.1:0", "--database", database, "--allow-private-webhooks"], executable: BeacondRun.registryBinary,
+            ["serve", "--listen", "127.0.0.1:0", "--database", database, "--allow-private-webhooks"],
+            executable: BeacondRun.registryBinary,
             environment: ["NOTIFY_SOCKET": notify.path], logDirectory: directory.path, name: "registry")
         var port: Int?
         for _ in 0..<200 where port == nil {
-            port = server.stderr.split(separator: "\n").lazy.compactMap { line in
-                line.firstRange(of: "address=127.0.0.1:").flatMap { Int(line[$0.upperBound...].prefix { $0.isNumber }) }
-            }.first
+            port =
+                server.stderr.split(separator: "\n").lazy.compactMap { line in
+                    line.firstRange(of: "address=127.0.0.1:").flatMap {
+                        Int(line[$0.upperBound...].prefix { $0.isNumber })
+                    }
+                }.first
             if port == nil { try await Task.sleep(for: .milliseconds(50)) }
         }
-        let registry = RegistryClient(baseURL: "http://127.0.0.1:\(try #require(port, "no listening line: \(server.stderr)"))")
+        let registry = RegistryClient(
+            baseURL: "http://127.0.0.1:\(try #require(port, "no listening line: \(server.stderr)"))")
         #expect(notify.receive().flatMap { $0 }.contains("READY=1"), "READY=1 once listening")
         let receiver = NotificationReceiver()
         try await receiver.start()
@@ -49,7 +58,9 @@ import Testing
             let bike = try await registry.register(minor: minor)
             bikes[minor] = (bike.id, bike.token, try #require(bike.answer.object["webhookSecret"] as? String))
             let patch = #"{"missing":\#(minor != 104),"notify":{"webhook":"\#(receiver.url("/owner-\(minor)"))"}}"#
-            #expect(try await registry.request(.PATCH, "/owner/bikes/\(bike.id)", bearer: bike.token, body: patch).status == 200)
+            #expect(
+                try await registry.request(.PATCH, "/owner/bikes/\(bike.id)", bearer: bike.token, body: patch).status
+                    == 200)
         }
 
         let keyFile = directory.file("api-key")
@@ -57,14 +68,17 @@ import Testing
         try "".write(toFile: directory.file("empty.conf"), atomically: true, encoding: .utf8)
         let station = try DaemonProcess(
             [
-                "run", "--replay", Self.capture, "--speed", "0", "--exit-when-drained", "--registry", registry.baseURL, "--api-key-file", keyFile,
-                "--state-dir", directory.file("state"), "--control-socket", directory.file("control.sock"), "--station-id", "ace-cafe",
+                "run", "--replay", Self.capture, "--speed", "0", "--exit-when-drained", "--registry", registry.baseURL,
+                "--api-key-file", keyFile,
+                "--state-dir", directory.file("state"), "--control-socket", directory.file("control.sock"),
+                "--station-id", "ace-cafe",
                 "--latitude", "0", "--longitude", "0", "--config", directory.file("empty.conf"),
             ], logDirectory: directory.path, name: "beacond")
         #expect(await station.waitForExit(seconds: 120) == 0, "beacond:\n\(station.stderr)")
 
         // The ground truth's visits: an enter and an exit each.
-        let truth = try String(contentsOfFile: Self.groundTruth, encoding: .utf8).split(separator: "\n").map { line -> [String: Any] in
+        let truth = try String(contentsOfFile: Self.groundTruth, encoding: .utf8).split(separator: "\n").map {
+            line -> [String: Any] in
             try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         }
         let visits = truth.filter { $0["kind"] as? String == "enter" }
@@ -72,7 +86,8 @@ import Testing
         #expect(truth.filter { $0["kind"] as? String == "exit" }.count == visits.count)
         let received = await receiver.waitFor(expected, seconds: 30)
         try await Task.sleep(for: .seconds(2))
-        #expect(receiver.received.count == expected, "\(receiver.received.count) notifications for \(visits.count) visits")
+        #expect(
+            receiver.received.count == expected, "\(receiver.received.count) notifications for \(visits.count) visits")
 
         var told: [String: [Date]] = [:]
         for message in received {
@@ -83,7 +98,9 @@ import Testing
             let data = try #require(body["data"] as? [String: Any])
             #expect(data["bikeId"] as? String == bike.id)
             let place = try #require(data["station"] as? [String: Any])
-            #expect(place["name"] as? String == "Ace Café" && place["latitude"] as? Double == 51.5412 && place["longitude"] as? Double == -0.2769)
+            #expect(
+                place["name"] as? String == "Ace Café" && place["latitude"] as? Double == 51.5412
+                    && place["longitude"] as? Double == -0.2769)
             let seenAt = try #require(ISOTime.parse(data["seenAt"] as? String ?? ""))
             told["\(minor) \(body["type"] as? String ?? "")", default: []].append(seenAt)
         }
@@ -91,30 +108,40 @@ import Testing
             let minor = try #require(visit["minor"] as? Int)
             // Told to the millisecond: the ground truth has microseconds.
             let firstSeen = try #require(ISOTime.parse(visit["firstSeen"] as? String ?? ""))
-            #expect(told["\(minor) bike.seen"]?.contains { abs($0.timeIntervalSince(firstSeen)) <= 0.0005 } == true, "bike \(minor)'s visit at \(firstSeen) was told: \(told)")
+            #expect(
+                told["\(minor) bike.seen"]?.contains { abs($0.timeIntervalSince(firstSeen)) <= 0.0005 } == true,
+                "bike \(minor)'s visit at \(firstSeen) was told: \(told)")
         }
         for minor in Set(visits.compactMap { $0["minor"] as? Int }) {
             let count = visits.filter { $0["minor"] as? Int == minor }.count
-            #expect(told["\(minor) bike.seen"]?.count == count && told["\(minor) bike.left"]?.count == count, "bike \(minor): \(told)")
+            #expect(
+                told["\(minor) bike.seen"]?.count == count && told["\(minor) bike.left"]?.count == count,
+                "bike \(minor): \(told)")
         }
         #expect(told.keys.allSatisfy { !$0.hasPrefix("104 ") && !$0.hasPrefix("901 ") })
 
         // The owner reads where the bike was heard; the operator sees the station listening.
-        var sightings = try await registry.request(.GET, "/owner/bikes/\(bikes[101]!.id)/sightings", bearer: bikes[101]!.token)
+        var sightings = try await registry.request(
+            .GET, "/owner/bikes/\(bikes[101]!.id)/sightings", bearer: bikes[101]!.token)
         // The server writes stations' refreshes every 5 s.
         for _ in 0..<60 where sightings.object["stationsListeningLastHour"] as? Int != 1 {
             try await Task.sleep(for: .milliseconds(200))
-            sightings = try await registry.request(.GET, "/owner/bikes/\(bikes[101]!.id)/sightings", bearer: bikes[101]!.token)
+            sightings = try await registry.request(
+                .GET, "/owner/bikes/\(bikes[101]!.id)/sightings", bearer: bikes[101]!.token)
         }
         let list = try #require(sightings.object["sightings"] as? [[String: Any]])
         #expect(list.count == truth.filter { $0["minor"] as? Int == 101 }.count)
         #expect(sightings.object["stationsListeningLastHour"] as? Int == 1)
-        let listed = try await BeacondRun.run(executable: BeacondRun.registryBinary.path, ["station", "list", "--json", "--database", database])
+        let listed = try await BeacondRun.run(
+            executable: BeacondRun.registryBinary.path, ["station", "list", "--json", "--database", database])
         let row = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any])
-        #expect((row["userAgent"] as? String)?.hasPrefix("beacond/") == true && row["lastRefresh"] is String && row["lastSighting"] is String)
+        #expect(
+            (row["userAgent"] as? String)?.hasPrefix("beacond/") == true && row["lastRefresh"] is String
+                && row["lastSighting"] is String)
 
         // Revoked: the next request is refused.
-        let revoked = try await BeacondRun.run(executable: BeacondRun.registryBinary.path, ["station", "revoke", "Ace Café", "--database", database])
+        let revoked = try await BeacondRun.run(
+            executable: BeacondRun.registryBinary.path, ["station", "revoke", "Ace Café", "--database", database])
         #expect(revoked.status == 0)
         try await registry.waitUntilRefused(key)
 
@@ -124,26 +151,48 @@ import Testing
         for log in [server.stderr, station.stderr] {
             for secret in secrets { #expect(!log.contains(secret), "a key, token or secret was logged") }
         }
-        #expect(server.stderr.contains("/bikes") && !server.stderr.contains("key="), "request lines carry the path, never the query")
+        #expect(
+            server.stderr.contains("/bikes") && !server.stderr.contains("key="),
+            "request lines carry the path, never the query")
     }
 
     @Test func aDatabaseItCannotOpenIsRefusedWithItsStatusAndReason() async throws {
         let cannot = try await BikeRegistryRun.run(["serve", "--database", "/nonexistent/registry.sqlite"])
-        #expect(cannot.status == 73 && cannot.stderr.contains("cannot open the registry database /nonexistent/registry.sqlite"), "\(cannot.stderr)")
+        #expect(
+            cannot.status == 73
+                && cannot.stderr.contains("cannot open the registry database /nonexistent/registry.sqlite"),
+            "\(cannot.stderr)")
         // PostgreSQL: nothing listening, a password refused, a URL it cannot read. The password is never shown.
-        let nobody = try await BikeRegistryRun.run(["station", "list", "--database", "postgres://registry:hunter2secret@127.0.0.1:1/registry"])
-        #expect(nobody.status == 73 && nobody.stderr.contains("cannot open the registry database postgres://registry@127.0.0.1:1/registry"), "\(nobody.stderr)")
+        let nobody = try await BikeRegistryRun.run([
+            "station", "list", "--database", "postgres://registry:hunter2secret@127.0.0.1:1/registry",
+        ])
+        #expect(
+            nobody.status == 73
+                && nobody.stderr.contains("cannot open the registry database postgres://registry@127.0.0.1:1/registry"),
+            "\(nobody.stderr)")
         var refused = URLComponents(string: TestPostgres.server)!
         refused.password = "hunter2secret"
         let wrong = try await BikeRegistryRun.run(["station", "list", "--database", refused.string!])
         #expect(wrong.status == 73 && wrong.stderr.contains("password authentication failed"), "\(wrong.stderr)")
-        let unreadable = try await BikeRegistryRun.run(["station", "list", "--database", "postgres://registry:hunter2secret@db/registry?sslmode=always"])
-        #expect(unreadable.status == 64 && unreadable.stderr.contains("sslmode is disable, prefer, require or verify-full"), "\(unreadable.stderr)")
+        let unreadable = try await BikeRegistryRun.run([
+            "station", "list", "--database", "postgres://registry:hunter2secret@db/registry?sslmode=always",
+        ])
+        #expect(
+            unreadable.status == 64 && unreadable.stderr.contains("sslmode is disable, prefer, require or verify-full"),
+            "\(unreadable.stderr)")
         // From the environment, where a password belongs (the command line is every local user's to read).
         let environment = try await BeacondRun.run(
-            executable: "/usr/bin/env", ["BIKE_REGISTRY_DATABASE=postgres://registry:hunter2secret@127.0.0.1:1/fromenv", BeacondRun.registryBinary.path, "station", "list"])
-        #expect(environment.status == 73 && environment.stderr.contains("postgres://registry@127.0.0.1:1/fromenv"), "\(environment.stderr)")
-        for run in [nobody, wrong, unreadable, environment] { #expect(!run.stderr.contains("hunter2secret") && !run.stdout.contains("hunter2secret")) }
+            executable: "/usr/bin/env",
+            [
+                "BIKE_REGISTRY_DATABASE=postgres://registry:hunter2secret@127.0.0.1:1/fromenv",
+                BeacondRun.registryBinary.path, "station", "list",
+            ])
+        #expect(
+            environment.status == 73 && environment.stderr.contains("postgres://registry@127.0.0.1:1/fromenv"),
+            "\(environment.stderr)")
+        for run in [nobody, wrong, unreadable, environment] {
+            #expect(!run.stderr.contains("hunter2secret") && !run.stdout.contains("hunter2secret"))
+        }
         let badListen = try await BikeRegistryRun.run(["serve", "--listen", "8180"])
         #expect(badListen.status == 64 && badListen.stderr.contains("--listen is HOST:PORT"), "\(badListen.stderr)")
     }

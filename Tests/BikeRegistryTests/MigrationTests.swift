@@ -1,8 +1,9 @@
 import BeaconTestSupport
-@testable import BikeRegistryStore
 import Foundation
 import GRDB
 import Testing
+
+@testable import BikeRegistryStore
 
 /// A database an earlier bike-registry made (schema v1, before stationsVersion) opens with the stations, bikes and
 /// sightings it holds, and gains what this version needs.
@@ -18,7 +19,8 @@ import Testing
             try db.execute(sql: Self.releasedVersionOne)
             try db.execute(sql: "INSERT INTO grdb_migrations VALUES ('v1')")
             try db.execute(
-                sql: "INSERT INTO station (name, keyHash, latitude, longitude, createdAt) VALUES ('Ace', ?, 51.5, -0.2, 1)",
+                sql:
+                    "INSERT INTO station (name, keyHash, latitude, longitude, createdAt) VALUES ('Ace', ?, 51.5, -0.2, 1)",
                 arguments: [Secrets.hash("bks_old-key")])
         }
         try old.close()

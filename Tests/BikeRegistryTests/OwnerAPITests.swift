@@ -1,13 +1,14 @@
 import BeaconTestSupport
-import Foundation
 import BikeRegistryStore
+import Foundation
 import NIOHTTP1
 import Testing
 
 /// The owner side: registration (409 on a taken beacon, rate limits), and who may reach a bike, endpoint by
 /// endpoint and credential by credential.
 @Suite struct OwnerAPITests {
-    @Test(arguments: StoreKind.allCases) func everyOwnerEndpointAnswersOnlyItsOwnersToken(store: StoreKind) async throws {
+    @Test(arguments: StoreKind.allCases) func everyOwnerEndpointAnswersOnlyItsOwnersToken(store: StoreKind) async throws
+    {
         let directory = try TemporaryDirectory("bike-registry")
         defer { directory.remove() }
         let registry = try await RegistryHarness(store, directory: directory.path)
@@ -21,20 +22,24 @@ import Testing
         #expect(mine.answer.headers.first(name: "Cache-Control") == "no-store")
         #expect(try await registry.register(minor: 103).id != mine.id)
         let taken = try await registry.request(
-            .POST, "/owner/bikes", body: #"{"uuid":"21eecf71-d5c7-4a00-9b90-27c94b5146ea","major":1,"minor":101,"make":"a","model":"b","colour":"c"}"#)
+            .POST, "/owner/bikes",
+            body:
+                #"{"uuid":"21eecf71-d5c7-4a00-9b90-27c94b5146ea","major":1,"minor":101,"make":"a","model":"b","colour":"c"}"#
+        )
         #expect(taken.status == 409, "the same beacon, lower case: \(taken.body)")
 
         let credentials: [(String, String?, Set<Int>)] = [
             ("no token", nil, [401]), ("a station key", key, [401, 403]), ("a revoked key", revoked, [401, 403]),
-            ("another owner's token", theirs.token, [401, 403, 404]), ("a made-up token", "bko_made-up", [401, 403, 404]),
+            ("another owner's token", theirs.token, [401, 403, 404]),
+            ("a made-up token", "bko_made-up", [401, 403, 404]),
         ]
-        let endpoints: [(HTTPMethodName, String, String?)] = [
+        let endpoints: [(HTTPMethod, String, String?)] = [
             (.GET, "/owner/bikes/\(mine.id)", nil), (.PATCH, "/owner/bikes/\(mine.id)", #"{"missing":true}"#),
             (.GET, "/owner/bikes/\(mine.id)/sightings", nil), (.DELETE, "/owner/bikes/\(mine.id)", nil),
         ]
         for (method, path, body) in endpoints {
             for (name, token, allowed) in credentials {
-                let answer = try await registry.request(method.nio, path, bearer: token, body: body)
+                let answer = try await registry.request(method, path, bearer: token, body: body)
                 #expect(allowed.contains(answer.status), "\(method) \(path) with \(name): \(answer.status)")
                 #expect(!answer.body.contains(mine.token) && !answer.body.contains("whsec_"))
             }
@@ -45,10 +50,15 @@ import Testing
         // Nothing above changed the bike.
         let shown = try await registry.request(.GET, "/owner/bikes/\(mine.id)", bearer: mine.token)
         #expect(shown.status == 200 && shown.object["missing"] as? Bool == false)
-        #expect(!shown.body.contains("whsec_") && !shown.body.contains(mine.token), "secrets are shown once, at registration")
+        #expect(
+            !shown.body.contains("whsec_") && !shown.body.contains(mine.token),
+            "secrets are shown once, at registration")
 
         // The right token, each endpoint.
-        #expect(try await registry.request(.PATCH, "/owner/bikes/\(mine.id)", bearer: mine.token, body: #"{"missing":true}"#).object["missing"] as? Bool == true)
+        #expect(
+            try await registry.request(
+                .PATCH, "/owner/bikes/\(mine.id)", bearer: mine.token, body: #"{"missing":true}"#
+            ).object["missing"] as? Bool == true)
         #expect(try await registry.post(RegistryHarness.sighting(bikeId: mine.id), key: key).status == 201)
         let sightings = try await registry.request(.GET, "/owner/bikes/\(mine.id)/sightings", bearer: mine.token)
         let list = try #require(sightings.object["sightings"] as? [[String: Any]])
@@ -60,7 +70,9 @@ import Testing
         #expect(try await registry.request(.GET, "/owner/bikes/\(theirs.id)", bearer: theirs.token).status == 200)
     }
 
-    @Test(arguments: StoreKind.allCases) func aDozenRegistrationsAMinuteFromOneAddressThenTooManyWithRetryAfter(store: StoreKind) async throws {
+    @Test(arguments: StoreKind.allCases) func aDozenRegistrationsAMinuteFromOneAddressThenTooManyWithRetryAfter(
+        store: StoreKind
+    ) async throws {
         let directory = try TemporaryDirectory("bike-registry")
         defer { directory.remove() }
         let registry = try await RegistryHarness(store, directory: directory.path)
@@ -69,7 +81,10 @@ import Testing
         var limited: RegistryClient.Answer?
         for minor in 12..<40 {
             let answer = try await registry.request(
-                .POST, "/owner/bikes", body: #"{"uuid":"21EECF71-D5C7-4A00-9B90-27C94B5146EA","major":1,"minor":\#(minor),"make":"a","model":"b","colour":"c"}"#)
+                .POST, "/owner/bikes",
+                body:
+                    #"{"uuid":"21EECF71-D5C7-4A00-9B90-27C94B5146EA","major":1,"minor":\#(minor),"make":"a","model":"b","colour":"c"}"#
+            )
             if answer.status == 429 {
                 limited = answer
                 break
@@ -80,26 +95,27 @@ import Testing
         #expect(Int(answer.headers.first(name: "Retry-After") ?? "") ?? 0 >= 1)
     }
 
-    @Test(arguments: StoreKind.allCases) func privateAndOddNotificationTargetsAreRefusedUnlessAllowed(store: StoreKind) async throws {
+    @Test(arguments: StoreKind.allCases) func privateAndOddNotificationTargetsAreRefusedUnlessAllowed(store: StoreKind)
+        async throws
+    {
         let directory = try TemporaryDirectory("bike-registry")
         defer { directory.remove() }
         let registry = try await RegistryHarness(store, directory: directory.path, allowPrivateWebhooks: false)
         defer { Task { await registry.stop() } }
         let bike = try await registry.register(minor: 101)
-        for url in ["http://127.0.0.1:8080/hook", "http://localhost/hook", "http://10.1.2.3/x", "http://192.168.1.10/x", "http://[::1]/x",
-                    "http://169.254.169.254/latest/meta-data", "ftp://example.com/x", "http://user:pw@example.com/", "not a url"] {
-            let answer = try await registry.request(.PATCH, "/owner/bikes/\(bike.id)", bearer: bike.token, body: #"{"notify":{"webhook":"\#(url)"}}"#)
+        for url in [
+            "http://127.0.0.1:8080/hook", "http://localhost/hook", "http://10.1.2.3/x", "http://192.168.1.10/x",
+            "http://[::1]/x",
+            "http://169.254.169.254/latest/meta-data", "ftp://example.com/x", "http://user:pw@example.com/",
+            "not a url",
+        ] {
+            let answer = try await registry.request(
+                .PATCH, "/owner/bikes/\(bike.id)", bearer: bike.token, body: #"{"notify":{"webhook":"\#(url)"}}"#)
             #expect(answer.status == 400, "\(url): \(answer.status) \(answer.body)")
         }
         let shown = try await registry.request(.GET, "/owner/bikes/\(bike.id)", bearer: bike.token)
         #expect((shown.object["notify"] as? [String: Any])?["webhook"] is NSNull)
     }
-}
-
-enum HTTPMethodName: String {
-    case GET, PATCH, DELETE
-
-    var nio: HTTPMethod { HTTPMethod(rawValue: rawValue) }
 }
 
 /// Registrations are limited per address: one address at its limit does not hold another back.
@@ -117,15 +133,27 @@ enum HTTPMethodName: String {
         }
         var local = address(source, 0)
         var remote = address("127.0.0.1", port)
-        let bound = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        let connected = withUnsafePointer(to: &remote) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        let bound = withUnsafePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        let connected = withUnsafePointer(to: &remote) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
         guard bound == 0, connected == 0 else { throw HarnessError("cannot connect from \(source)") }
-        let body = #"{"uuid":"21EECF71-D5C7-4A00-9B90-27C94B5146EA","major":7,"minor":\#(minor),"make":"a","model":"b","colour":"c"}"#
-        let request = "POST /owner/bikes HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
+        let body =
+            #"{"uuid":"21EECF71-D5C7-4A00-9B90-27C94B5146EA","major":7,"minor":\#(minor),"make":"a","model":"b","colour":"c"}"#
+        let request =
+            "POST /owner/bikes HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
         _ = request.withCString { write(descriptor, $0, strlen($0)) }
         var answer = [UInt8](repeating: 0, count: 64)
         let count = read(descriptor, &answer, answer.count)
-        guard count > 12, let status = Int(String(decoding: answer[9..<12], as: UTF8.self)) else { throw HarnessError("no answer") }
+        guard count > 12, let status = Int(String(decoding: answer[9..<12], as: UTF8.self)) else {
+            throw HarnessError("no answer")
+        }
         return status
     }
 
@@ -137,6 +165,8 @@ enum HTTPMethodName: String {
         var statuses: [Int] = []
         for minor in 0..<6 { statuses.append(try Self.register(from: "127.0.0.3", port: registry.port, minor: minor)) }
         #expect(statuses == [201, 201, 201, 201, 201, 429])
-        #expect(try Self.register(from: "127.0.0.4", port: registry.port, minor: 100) == 201, "another address has its own limit")
+        #expect(
+            try Self.register(from: "127.0.0.4", port: registry.port, minor: 100) == 201,
+            "another address has its own limit")
     }
 }

@@ -1,5 +1,4 @@
 import AsyncHTTPClient
-@testable import BikeRegistryServer
 import BikeRegistryStore
 import Foundation
 import Hummingbird
@@ -7,6 +6,8 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import Synchronization
+
+@testable import BikeRegistryServer
 
 /// A bike-registry on loopback in this process, on a fresh database of either kind, with a small HTTP client for the
 /// tests.
@@ -20,7 +21,8 @@ final class RegistryHarness: Sendable {
 
     /// A server on a new database, or on `sharing` (another harness's), as two servers of one PostgreSQL database are.
     init(
-        _ kind: StoreKind, directory: String, sharing: TestDatabase? = nil, allowPrivateWebhooks: Bool = true, registrationsPerMinute: Int = 20
+        _ kind: StoreKind, directory: String, sharing: TestDatabase? = nil, allowPrivateWebhooks: Bool = true,
+        registrationsPerMinute: Int = 20
     ) async throws {
         if let sharing {
             testDatabase = sharing
@@ -33,7 +35,8 @@ final class RegistryHarness: Sendable {
         var logger = Logger(label: "bike-registry-test")
         logger.logLevel = .warning
         var configuration = RegistryServerConfiguration(
-            host: "127.0.0.1", port: 0, allowPrivateWebhooks: allowPrivateWebhooks, registrationsPerMinute: registrationsPerMinute)
+            host: "127.0.0.1", port: 0, allowPrivateWebhooks: allowPrivateWebhooks,
+            registrationsPerMinute: registrationsPerMinute)
         configuration.retryBase = .milliseconds(200)
         configuration.refreshWriteInterval = .milliseconds(50)
         let app = RegistryApplication.make(
@@ -58,21 +61,32 @@ final class RegistryHarness: Sendable {
     var baseURL: String { "http://127.0.0.1:\(port)" }
     var client: RegistryClient { RegistryClient(baseURL: baseURL) }
 
-    func request(_ method: HTTPMethod, _ path: String, bearer: String? = nil, headers: [(String, String)] = [], body: String? = nil) async throws -> RegistryClient.Answer {
+    func request(
+        _ method: HTTPMethod, _ path: String, bearer: String? = nil, headers: [(String, String)] = [],
+        body: String? = nil
+    ) async throws -> RegistryClient.Answer {
         try await client.request(method, path, bearer: bearer, headers: headers, body: body)
     }
 
-    func register(minor: Int) async throws -> (id: String, token: String, answer: RegistryClient.Answer) { try await client.register(minor: minor) }
+    func register(minor: Int) async throws -> (id: String, token: String, answer: RegistryClient.Answer) {
+        try await client.register(minor: minor)
+    }
 
     func registerMissing(minor: Int, webhook: String) async throws -> (id: String, token: String, secret: String) {
         try await client.registerMissing(minor: minor, webhook: webhook)
     }
 
-    static func sighting(bikeId: String, id: String = UUID().uuidString.lowercased(), kind: String = "enter", firstSeen: String = "2024-06-01T08:00:30.325272Z", lastSeen: String? = nil, minor: Int = 101) -> (id: String, body: String) {
-        RegistryClient.sighting(bikeId: bikeId, id: id, kind: kind, firstSeen: firstSeen, lastSeen: lastSeen, minor: minor)
+    static func sighting(
+        bikeId: String, id: String = UUID().uuidString.lowercased(), kind: String = "enter",
+        firstSeen: String = "2024-06-01T08:00:30.325272Z", lastSeen: String? = nil, minor: Int = 101
+    ) -> (id: String, body: String) {
+        RegistryClient.sighting(
+            bikeId: bikeId, id: id, kind: kind, firstSeen: firstSeen, lastSeen: lastSeen, minor: minor)
     }
 
-    func post(_ sighting: (id: String, body: String), key: String) async throws -> RegistryClient.Answer { try await client.post(sighting, key: key) }
+    func post(_ sighting: (id: String, body: String), key: String) async throws -> RegistryClient.Answer {
+        try await client.post(sighting, key: key)
+    }
 }
 
 /// Requests to a bike-registry, in this process or another.
@@ -87,7 +101,10 @@ struct RegistryClient {
         var object: [String: Any] { json as? [String: Any] ?? [:] }
     }
 
-    func request(_ method: HTTPMethod, _ path: String, bearer: String? = nil, headers: [(String, String)] = [], body: String? = nil) async throws -> Answer {
+    func request(
+        _ method: HTTPMethod, _ path: String, bearer: String? = nil, headers: [(String, String)] = [],
+        body: String? = nil
+    ) async throws -> Answer {
         var request = HTTPClientRequest(url: baseURL + path)
         request.method = method
         if let bearer { request.headers.add(name: "Authorization", value: "Bearer \(bearer)") }
@@ -102,10 +119,17 @@ struct RegistryClient {
     }
 
     /// Registers a bike and returns its id and owner token (and the answer, for the secret).
-    func register(minor: Int, make: String = "Triumph", uuid: String = "21EECF71-D5C7-4A00-9B90-27C94B5146EA", major: Int = 1) async throws -> (id: String, token: String, answer: Answer) {
+    func register(
+        minor: Int, make: String = "Triumph", uuid: String = "21EECF71-D5C7-4A00-9B90-27C94B5146EA", major: Int = 1
+    ) async throws -> (id: String, token: String, answer: Answer) {
         let answer = try await request(
-            .POST, "/owner/bikes", body: #"{"uuid":"\#(uuid)","major":\#(major),"minor":\#(minor),"make":"\#(make)","model":"Bonneville","colour":"green"}"#)
-        guard answer.status == 201, let id = answer.object["id"] as? String, let token = answer.object["ownerToken"] as? String else {
+            .POST, "/owner/bikes",
+            body:
+                #"{"uuid":"\#(uuid)","major":\#(major),"minor":\#(minor),"make":"\#(make)","model":"Bonneville","colour":"green"}"#
+        )
+        guard answer.status == 201, let id = answer.object["id"] as? String,
+            let token = answer.object["ownerToken"] as? String
+        else {
             throw HarnessError("registration answered \(answer.status): \(answer.body)")
         }
         return (id, token, answer)
@@ -116,11 +140,16 @@ struct RegistryClient {
         let bike = try await register(minor: minor)
         let patch = #"{"missing":true,"notify":{"webhook":"\#(webhook)"}}"#
         let changed = try await request(.PATCH, "/owner/bikes/\(bike.id)", bearer: bike.token, body: patch)
-        guard changed.status == 200 else { throw HarnessError("reporting \(bike.id) missing answered \(changed.status): \(changed.body)") }
+        guard changed.status == 200 else {
+            throw HarnessError("reporting \(bike.id) missing answered \(changed.status): \(changed.body)")
+        }
         return (bike.id, bike.token, bike.answer.object["webhookSecret"] as? String ?? "")
     }
 
-    static func sighting(bikeId: String, id: String = UUID().uuidString.lowercased(), kind: String = "enter", firstSeen: String = "2024-06-01T08:00:30.325272Z", lastSeen: String? = nil, minor: Int = 101) -> (id: String, body: String) {
+    static func sighting(
+        bikeId: String, id: String = UUID().uuidString.lowercased(), kind: String = "enter",
+        firstSeen: String = "2024-06-01T08:00:30.325272Z", lastSeen: String? = nil, minor: Int = 101
+    ) -> (id: String, body: String) {
         let body = """
             {"bikeId":"\(bikeId)","date":"\(lastSeen ?? firstSeen)","latitude":51.5,"longitude":-0.12,"sightingId":"\(id)","kind":"\(kind)",\
             "stationId":"test","uuid":"21EECF71-D5C7-4A00-9B90-27C94B5146EA","major":1,"minor":\(minor),"firstSeen":"\(firstSeen)",\
@@ -130,19 +159,21 @@ struct RegistryClient {
     }
 
     func post(_ sighting: (id: String, body: String), key: String) async throws -> Answer {
-        try await request(.POST, "/sightings", bearer: key, headers: [("Idempotency-Key", sighting.id)], body: sighting.body)
+        try await request(
+            .POST, "/sightings", bearer: key, headers: [("Idempotency-Key", sighting.id)], body: sighting.body)
     }
 
     /// Waits until a revoked key is refused: a server looks for revocations every 250 ms (RegistrySnapshot).
     func waitUntilRefused(_ key: String) async throws {
         let start = ContinuousClock.now
         while try await request(.GET, "/bikes", bearer: key).status != 401 {
-            guard ContinuousClock.now - start < .seconds(2) else { throw HarnessError("the revoked key was still taken after 2 s") }
+            guard ContinuousClock.now - start < .seconds(2) else {
+                throw HarnessError("the revoked key was still taken after 2 s")
+            }
             try await Task.sleep(for: .milliseconds(20))
         }
     }
 }
-
 
 struct HarnessError: Error, CustomStringConvertible {
     var description: String

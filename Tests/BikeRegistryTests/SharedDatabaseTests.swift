@@ -14,7 +14,13 @@ import Testing
         try await receiver.start()
         let first = try await RegistryHarness(.postgres, directory: directory.path)
         let second = try await RegistryHarness(.postgres, directory: directory.path, sharing: first.testDatabase)
-        defer { Task { await second.stop(); await first.stop(); await receiver.stop() } }
+        defer {
+            Task {
+                await second.stop()
+                await first.stop()
+                await receiver.stop()
+            }
+        }
 
         // A station added through one is a station of both; a bike registered on one is missing on both.
         let key = try await first.database.addStation(name: "Ace", latitude: 51.5, longitude: -0.2)
@@ -23,17 +29,25 @@ import Testing
             // Registered on one, reported missing through the other.
             let bike = try await first.register(minor: minor)
             let patch = #"{"missing":true,"notify":{"webhook":"\#(receiver.url("/hook"))"}}"#
-            #expect(try await second.request(.PATCH, "/owner/bikes/\(bike.id)", bearer: bike.token, body: patch).status == 200)
+            #expect(
+                try await second.request(.PATCH, "/owner/bikes/\(bike.id)", bearer: bike.token, body: patch).status
+                    == 200)
             bikes.append(bike.id)
         }
         let listed = try await second.request(.GET, "/bikes?missing=true", bearer: key)
         #expect((listed.json as? [[String: Any]])?.count == 4)
-        #expect(try await first.request(.POST, "/owner/bikes", body: #"{"uuid":"21EECF71-D5C7-4A00-9B90-27C94B5146EA","major":1,"minor":1,"make":"a","model":"b","colour":"c"}"#).status == 409)
+        #expect(
+            try await first.request(
+                .POST, "/owner/bikes",
+                body:
+                    #"{"uuid":"21EECF71-D5C7-4A00-9B90-27C94B5146EA","major":1,"minor":1,"make":"a","model":"b","colour":"c"}"#
+            ).status == 409)
 
         // Forty visits posted to both at once, each enter twice (once to each server): 40 messages, once each.
         try await withThrowingTaskGroup(of: Void.self) { group in
             for visit in 0..<40 {
-                let firstSeen = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: 1_717_228_800 + Double(visit) * 60))
+                let firstSeen = ISO8601DateFormatter().string(
+                    from: Date(timeIntervalSince1970: 1_717_228_800 + Double(visit) * 60))
                 let sighting = RegistryClient.sighting(bikeId: bikes[visit % bikes.count], firstSeen: firstSeen)
                 for server in [first, second] {
                     group.addTask {

@@ -1,14 +1,17 @@
-@testable import BikeRegistryServer
 import BeaconTestSupport
 import BikeRegistryStore
 import Foundation
 import NIOHTTP1
 import Testing
 
+@testable import BikeRegistryServer
+
 /// The station side: keys (query or bearer, unknown, revoked), the missing list (only missing bikes, no owner data,
 /// conditional), and sightings (idempotent, kept for unknown bikes, bad input 4xx).
 @Suite struct StationAPITests {
-    @Test(arguments: StoreKind.allCases) func keysAreCheckedOnEveryRequestAndRevocationTakesEffectAtOnce(store: StoreKind) async throws {
+    @Test(arguments: StoreKind.allCases) func keysAreCheckedOnEveryRequestAndRevocationTakesEffectAtOnce(
+        store: StoreKind
+    ) async throws {
         let directory = try TemporaryDirectory("bike-registry")
         defer { directory.remove() }
         let registry = try await RegistryHarness(store, directory: directory.path)
@@ -32,7 +35,8 @@ import Testing
             if status != 401 { try await Task.sleep(for: .milliseconds(20)) }
         }
         // 250 ms and a request; a sanitizer build on a loaded machine takes longer over each.
-        #expect(status == 401 && ContinuousClock.now - revoked < .seconds(3), "refused within seconds of its revocation")
+        #expect(
+            status == 401 && ContinuousClock.now - revoked < .seconds(3), "refused within seconds of its revocation")
         let sighting = RegistryHarness.sighting(bikeId: "bike-x")
         #expect(try await registry.post(sighting, key: second).status == 401)
         #expect(try await registry.post(sighting, key: key).status == 201)
@@ -45,7 +49,9 @@ import Testing
         #expect(station.lastRefreshAt != nil && station.lastSightingAt != nil)
     }
 
-    @Test(arguments: StoreKind.allCases) func theMissingListHasOnlyMissingBikesNoOwnerDataAndAnswersConditionally(store: StoreKind) async throws {
+    @Test(arguments: StoreKind.allCases) func theMissingListHasOnlyMissingBikesNoOwnerDataAndAnswersConditionally(
+        store: StoreKind
+    ) async throws {
         let directory = try TemporaryDirectory("bike-registry")
         defer { directory.remove() }
         let registry = try await RegistryHarness(store, directory: directory.path)
@@ -54,10 +60,16 @@ import Testing
         let missing = try await registry.register(minor: 101)
         let parked = try await registry.register(minor: 104)
         for bike in [missing, parked] {
-            let webhook = #"{"notify":{"webhook":"https://hooks.example/\#(bike.id)","ntfy":"https://ntfy.example/secret-topic"}}"#
-            #expect(try await registry.request(.PATCH, "/owner/bikes/\(bike.id)", bearer: bike.token, body: webhook).status == 200)
+            let webhook =
+                #"{"notify":{"webhook":"https://hooks.example/\#(bike.id)","ntfy":"https://ntfy.example/secret-topic"}}"#
+            #expect(
+                try await registry.request(.PATCH, "/owner/bikes/\(bike.id)", bearer: bike.token, body: webhook).status
+                    == 200)
         }
-        #expect(try await registry.request(.PATCH, "/owner/bikes/\(missing.id)", bearer: missing.token, body: #"{"missing":true}"#).status == 200)
+        #expect(
+            try await registry.request(
+                .PATCH, "/owner/bikes/\(missing.id)", bearer: missing.token, body: #"{"missing":true}"#
+            ).status == 200)
 
         let list = try await registry.request(.GET, "/bikes?missing=true", bearer: key)
         #expect(list.status == 200)
@@ -67,27 +79,45 @@ import Testing
         #expect(bikes.first?["beaconUUID"] as? String == "21EECF71-D5C7-4A00-9B90-27C94B5146EA")
         #expect(bikes.first?["make"] as? String == "Triumph")
         let forbidden = ["token", "secret", "webhook", "owner", "ntfy", "mail", "phone", "notify", "hooks.example"]
-        for word in forbidden { #expect(!list.body.lowercased().contains(word), "the list carries \(word): \(list.body)") }
+        for word in forbidden {
+            #expect(!list.body.lowercased().contains(word), "the list carries \(word): \(list.body)")
+        }
 
         let etag = try #require(list.headers.first(name: "ETag"))
-        let again = try await registry.request(.GET, "/bikes?missing=true", bearer: key, headers: [("If-None-Match", etag)])
+        let again = try await registry.request(
+            .GET, "/bikes?missing=true", bearer: key, headers: [("If-None-Match", etag)])
         #expect(again.status == 304 && again.body.isEmpty)
         // Found again: the list changes, and so does its ETag.
-        #expect(try await registry.request(.PATCH, "/owner/bikes/\(missing.id)", bearer: missing.token, body: #"{"missing":false}"#).status == 200)
-        let changed = try await registry.request(.GET, "/bikes?missing=true", bearer: key, headers: [("If-None-Match", etag)])
+        #expect(
+            try await registry.request(
+                .PATCH, "/owner/bikes/\(missing.id)", bearer: missing.token, body: #"{"missing":false}"#
+            ).status == 200)
+        let changed = try await registry.request(
+            .GET, "/bikes?missing=true", bearer: key, headers: [("If-None-Match", etag)])
         #expect(changed.status == 200 && changed.body == "[]" && changed.headers.first(name: "ETag") != etag)
     }
 
-    @Test(arguments: StoreKind.allCases) func aRepeatedSightingChangesNothingAndUnknownOrParkedBikesAreKeptQuietly(store: StoreKind) async throws {
+    @Test(arguments: StoreKind.allCases) func aRepeatedSightingChangesNothingAndUnknownOrParkedBikesAreKeptQuietly(
+        store: StoreKind
+    ) async throws {
         let directory = try TemporaryDirectory("bike-registry")
         defer { directory.remove() }
         let receiver = NotificationReceiver()
         try await receiver.start()
         let registry = try await RegistryHarness(store, directory: directory.path)
-        defer { Task { await registry.stop(); await receiver.stop() } }
+        defer {
+            Task {
+                await registry.stop()
+                await receiver.stop()
+            }
+        }
         let key = try await registry.database.addStation(name: "Ace", latitude: 51.5, longitude: -0.2)
         let parked = try await registry.register(minor: 104)
-        #expect(try await registry.request(.PATCH, "/owner/bikes/\(parked.id)", bearer: parked.token, body: #"{"notify":{"webhook":"\#(receiver.url("/hook"))"}}"#).status == 200)
+        #expect(
+            try await registry.request(
+                .PATCH, "/owner/bikes/\(parked.id)", bearer: parked.token,
+                body: #"{"notify":{"webhook":"\#(receiver.url("/hook"))"}}"#
+            ).status == 200)
 
         let unknown = RegistryHarness.sighting(bikeId: "bike-nobody-knows")
         #expect(try await registry.post(unknown, key: key).status == 201)
@@ -100,7 +130,9 @@ import Testing
         #expect(receiver.received.isEmpty, "a bike that is not missing notifies nobody")
     }
 
-    @Test(arguments: StoreKind.allCases) func badInputIsAFourHundredWithAReasonAndNeverAFiveHundred(store: StoreKind) async throws {
+    @Test(arguments: StoreKind.allCases) func badInputIsAFourHundredWithAReasonAndNeverAFiveHundred(store: StoreKind)
+        async throws
+    {
         let directory = try TemporaryDirectory("bike-registry")
         defer { directory.remove() }
         let registry = try await RegistryHarness(store, directory: directory.path)
@@ -111,21 +143,37 @@ import Testing
             ("{", good.id, 400, "not JSON"),
             ("[]", good.id, 400, "wrong type"),
             (good.body.replacingOccurrences(of: #""kind":"enter""#, with: #""kind":"arrive""#), good.id, 400, "kind"),
-            (good.body.replacingOccurrences(of: #""proximity":"near""#, with: #""proximity":"close""#), good.id, 400, "proximity"),
+            (
+                good.body.replacingOccurrences(of: #""proximity":"near""#, with: #""proximity":"close""#), good.id, 400,
+                "proximity"
+            ),
             (good.body.replacingOccurrences(of: #""count":3"#, with: #""count":3,"extra":1"#), good.id, 400, "extra"),
             (good.body.replacingOccurrences(of: #""minor":101"#, with: #""minor":70000"#), good.id, 400, "minor"),
-            (good.body.replacingOccurrences(of: #""date":"2024-06-01T08:00:30.325272Z""#, with: #""date":"yesterday""#), good.id, 400, "date"),
+            (
+                good.body.replacingOccurrences(
+                    of: #""date":"2024-06-01T08:00:30.325272Z""#, with: #""date":"yesterday""#), good.id, 400, "date"
+            ),
             (good.body, "another-key", 400, "Idempotency-Key"),
             (good.body, nil, 400, "Idempotency-Key is required"),
-            (good.body.replacingOccurrences(of: #""bikeId":"bike-1""#, with: #""bikeId":""# + String(repeating: "x", count: 257) + #"""#), good.id, 400, "bikeId"),
+            (
+                good.body.replacingOccurrences(
+                    of: #""bikeId":"bike-1""#, with: #""bikeId":""# + String(repeating: "x", count: 257) + #"""#),
+                good.id, 400, "bikeId"
+            ),
             ("{\"bikeId\":\"" + String(repeating: "x", count: 70_000) + "\"}", good.id, 413, ""),
         ]
         for (body, idempotency, status, reason) in cases {
-            let answer = try await registry.request(.POST, "/sightings", bearer: key, headers: idempotency.map { [("Idempotency-Key", $0)] } ?? [], body: body)
+            let answer = try await registry.request(
+                .POST, "/sightings", bearer: key, headers: idempotency.map { [("Idempotency-Key", $0)] } ?? [],
+                body: body)
             #expect(answer.status == status, "\(reason): \(answer.status) \(answer.body)")
             #expect(reason.isEmpty || answer.body.contains(reason), "the reason is said: \(answer.body)")
         }
-        for body in ["{", #"{"uuid":"nope","major":1,"minor":1,"make":"a","model":"b","colour":"c"}"#, #"{"uuid":"21EECF71-D5C7-4A00-9B90-27C94B5146EA","major":1,"minor":-1,"make":"a","model":"b","colour":"c"}"#, #"{"major":1}"#] {
+        for body in [
+            "{", #"{"uuid":"nope","major":1,"minor":1,"make":"a","model":"b","colour":"c"}"#,
+            #"{"uuid":"21EECF71-D5C7-4A00-9B90-27C94B5146EA","major":1,"minor":-1,"make":"a","model":"b","colour":"c"}"#,
+            #"{"major":1}"#,
+        ] {
             let answer = try await registry.request(.POST, "/owner/bikes", body: body)
             #expect(answer.status == 400, "\(body): \(answer.status) \(answer.body)")
         }
@@ -143,15 +191,20 @@ import Testing
         defer { Task { await registry.stop() } }
         let file = directory.file("stations.jsonl")
         try """
-            {"name": "Ace Café", "latitude": 51.5412, "longitude": -0.2769}
+        {"name": "Ace Café", "latitude": 51.5412, "longitude": -0.2769}
 
-            {"name": "Squires", "latitude": 53.84, "longitude": -1.26}
-            {"name": "Ace Café", "latitude": 1, "longitude": 2}
-            {"name": "Never", "latitude": 1, "longitude": 2}
-            """.write(toFile: file, atomically: true, encoding: .utf8)
-        let run = try await BikeRegistryRun.run(["station", "import", file, "--database", registry.testDatabase.location])
-        #expect(run.status == 64 && run.stderr.contains("line 4: a station named Ace Café exists already"), "\(run.stderr)")
-        let printed = run.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String] }
+        {"name": "Squires", "latitude": 53.84, "longitude": -1.26}
+        {"name": "Ace Café", "latitude": 1, "longitude": 2}
+        {"name": "Never", "latitude": 1, "longitude": 2}
+        """.write(toFile: file, atomically: true, encoding: .utf8)
+        let run = try await BikeRegistryRun.run([
+            "station", "import", file, "--database", registry.testDatabase.location,
+        ])
+        #expect(
+            run.status == 64 && run.stderr.contains("line 4: a station named Ace Café exists already"), "\(run.stderr)")
+        let printed = run.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String]
+        }
         #expect(printed.map { $0["name"] } == ["Ace Café", "Squires"])
         for station in printed {
             #expect(try await registry.request(.GET, "/bikes", bearer: try #require(station["key"])).status == 200)
@@ -161,20 +214,24 @@ import Testing
 }
 
 @Suite struct BearerTests {
-    @Test(arguments: [
-        ("Bearer abc", "abc"), ("bearer abc", "abc"), ("BEARER   abc  ", "abc"), ("Bearer\tabc", nil), ("Bearerabc", nil), ("Basic abc", nil),
-        ("Bearer ", ""), ("Bear", nil), ("Bearer a b", "a b"), ("Bearer é", "é"),
-    ] as [(String, String?)])
+    @Test(
+        arguments: [
+            ("Bearer abc", "abc"), ("bearer abc", "abc"), ("BEARER   abc  ", "abc"), ("Bearer\tabc", nil),
+            ("Bearerabc", nil), ("Basic abc", nil),
+            ("Bearer ", ""), ("Bear", nil), ("Bearer a b", "a b"), ("Bearer é", "é"),
+        ] as [(String, String?)])
     func theTokenIsReadAsRFC9110Says(header: String, token: String?) {
         #expect(StationRoutes.bearer(header) == token)
     }
 }
 
 @Suite struct IfNoneMatchTests {
-    @Test(arguments: [
-        (#""m3""#, true), (#" "m3" "#, true), (#""m1", "m3""#, true), (#""m1","m3""#, true), ("\"m1\" ,\t\"m3\"\t", true),
-        (#""m33""#, false), (#"m3"#, false), ("", false), (",", false), (#""m1""#, false),
-    ] as [(String, Bool)])
+    @Test(
+        arguments: [
+            (#""m3""#, true), (#" "m3" "#, true), (#""m1", "m3""#, true), (#""m1","m3""#, true),
+            ("\"m1\" ,\t\"m3\"\t", true),
+            (#""m33""#, false), (#"m3"#, false), ("", false), (",", false), (#""m1""#, false),
+        ] as [(String, Bool)])
     func theListIsReadAsRFC9110Says(header: String, match: Bool) {
         #expect(StationRoutes.matches(header, #""m3""#) == match)
     }

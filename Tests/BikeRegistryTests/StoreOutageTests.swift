@@ -18,21 +18,29 @@ import Testing
         defer { Task { await registry.stop() } }
         let key = try await registry.database.addStation(name: "Ace", latitude: 51.5, longitude: -0.2)
         let bike = try await registry.register(minor: 101)
-        #expect(try await registry.request(.PATCH, "/owner/bikes/\(bike.id)", bearer: bike.token, body: #"{"missing":true}"#).status == 200)
+        #expect(
+            try await registry.request(
+                .PATCH, "/owner/bikes/\(bike.id)", bearer: bike.token, body: #"{"missing":true}"#
+            ).status == 200)
         let name = try #require(URLComponents(string: registry.testDatabase.location)?.path.dropFirst())
         let list = try await registry.request(.GET, "/bikes?missing=true", bearer: key)
         let etag = try #require(list.headers.first(name: "ETag"))
 
         try await TestPostgres.administer(
             "ALTER DATABASE \(name) CONNECTION LIMIT 0",
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(name)' AND pid <> pg_backend_pid()")
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(name)' AND pid <> pg_backend_pid()"
+        )
         let sighting = RegistryHarness.sighting(bikeId: bike.id)
         let started = ContinuousClock.now
         let refused = try await registry.post(sighting, key: key)
-        #expect(refused.status == 503 && refused.headers.first(name: "Retry-After") != nil, "\(refused.status) \(refused.body)")
+        #expect(
+            refused.status == 503 && refused.headers.first(name: "Retry-After") != nil,
+            "\(refused.status) \(refused.body)")
         #expect(ContinuousClock.now - started < .seconds(15), "answered within the store's deadline")
-        #expect(try await registry.request(.GET, "/bikes?missing=true", bearer: key, headers: [("If-None-Match", etag)]).status == 304,
-                "a refresh is answered from memory")
+        #expect(
+            try await registry.request(.GET, "/bikes?missing=true", bearer: key, headers: [("If-None-Match", etag)])
+                .status == 304,
+            "a refresh is answered from memory")
         #expect(try await registry.request(.GET, "/owner/bikes/\(bike.id)", bearer: bike.token).status == 503)
 
         try await TestPostgres.administer("ALTER DATABASE \(name) CONNECTION LIMIT -1")
@@ -42,6 +50,8 @@ import Testing
             if status != 201 { try await Task.sleep(for: .milliseconds(500)) }
         }
         #expect(status == 201, "served again once the database was back")
-        #expect(try await registry.post(sighting, key: key).status == 200, "and the refused attempt left nothing behind but this one")
+        #expect(
+            try await registry.post(sighting, key: key).status == 200,
+            "and the refused attempt left nothing behind but this one")
     }
 }

@@ -1,9 +1,10 @@
-@testable import BikeRegistryStore
 import Foundation
 import Logging
 import PostgresNIO
 import Synchronization
 import Testing
+
+@testable import BikeRegistryStore
 
 /// The two stores every bike-registry test runs against, the same test for each.
 enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
@@ -32,7 +33,9 @@ struct TestDatabase: Sendable {
 
     func open() async throws -> any RegistryStore {
         // Few connections each: the tests run side by side against one server with 100 connections.
-        try await RegistryStores.open(location, connections: 4, logger: Logger(label: "bike-registry-test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        try await RegistryStores.open(
+            location, connections: 4,
+            logger: Logger(label: "bike-registry-test", factory: { _ in SwiftLogNoOpLogHandler() }))
     }
 
     func drop() async {
@@ -43,7 +46,8 @@ struct TestDatabase: Sendable {
 /// The test PostgreSQL server: a database per test, named for this process so that one left by a test process that
 /// died is dropped by the next.
 enum TestPostgres {
-    static let server: String = ProcessInfo.processInfo.environment["BIKE_REGISTRY_TEST_POSTGRES"]
+    static let server: String =
+        ProcessInfo.processInfo.environment["BIKE_REGISTRY_TEST_POSTGRES"]
         ?? "postgres://beacond_test:beacond_test@127.0.0.1:5432/postgres?sslmode=disable"
     private static let counter = Atomic(0)
     private static let swept = Mutex(false)
@@ -57,7 +61,12 @@ enum TestPostgres {
     static func createDatabase() async throws -> String {
         let name = "btest_\(getpid())_\(counter.add(1, ordering: .relaxed).newValue)"
         try await withAdministration { connection, logger in
-            if swept.withLock({ done in defer { done = true }; return !done }) { try await dropLeftovers(connection, logger) }
+            if swept.withLock({ done in
+                defer { done = true }
+                return !done
+            }) {
+                try await dropLeftovers(connection, logger)
+            }
             try await connection.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: logger)
         }
         return name
@@ -65,34 +74,41 @@ enum TestPostgres {
 
     static func dropDatabase(_ name: String) async {
         try? await withAdministration { connection, logger in
-            try await connection.query(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"), logger: logger)
+            try await connection.query(
+                PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"), logger: logger)
         }
     }
 
     /// Statements run as the tests' role on its own connection (for a test that changes a database from outside).
     static func administer(_ statements: String...) async throws {
         try await withAdministration { connection, logger in
-            for statement in statements { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
+            for statement in statements {
+                try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+            }
         }
     }
 
     /// Databases of test processes no longer running.
     private static func dropLeftovers(_ connection: PostgresConnection, _ logger: Logger) async throws {
         var names: [String] = []
-        for try await name in try await connection.query("SELECT datname FROM pg_database WHERE datname LIKE 'btest\\_%'", logger: logger).decode(String.self) {
+        for try await name in try await connection.query(
+            "SELECT datname FROM pg_database WHERE datname LIKE 'btest\\_%'", logger: logger
+        ).decode(String.self) {
             names.append(name)
         }
         for name in names {
             let pid = name.split(separator: "_").dropFirst().first.flatMap { pid_t($0) } ?? 0
             if pid != getpid(), kill(pid, 0) != 0 {
-                try await connection.query(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"), logger: logger)
+                try await connection.query(
+                    PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"), logger: logger)
             }
         }
     }
 
     private static func withAdministration(_ body: (PostgresConnection, Logger) async throws -> Void) async throws {
         let logger = Logger(label: "test-postgres", factory: { _ in SwiftLogNoOpLogHandler() })
-        let client = PostgresClient(configuration: try PostgresLocation(server).configuration(), backgroundLogger: logger)
+        let client = PostgresClient(
+            configuration: try PostgresLocation(server).configuration(), backgroundLogger: logger)
         let running = Task { await client.run() }
         defer { running.cancel() }
         do {

@@ -21,7 +21,8 @@ guard arguments.count == 4, let count = UInt16(arguments[3]) else {
 let origin = CaptureTime(nanosecondsSinceEpoch: 1_717_228_800_000_000_000)
 let list = BikeList(entries: (0..<count).map { .init(id: "bike-\($0)", minor: $0, missing: true) })
 var engine = RangingEngine<CaptureTime>(
-    configuration: EngineConfiguration(stationID: "crash-test"), missing: MissingBikeSet(list: list, regions: [.findMyBike]),
+    configuration: EngineConfiguration(stationID: "crash-test"),
+    missing: MissingBikeSet(list: list, regions: [.findMyBike]),
     startingAt: origin)
 var sightings: [Sighting] = []
 for minor in 0..<count {

@@ -1,7 +1,7 @@
-public import Hummingbird
 import HTTPTypes
+import Hummingbird
 import NIOCore
-public import Synchronization
+import Synchronization
 
 /// A registry on loopback implementing docs/registry-api.yaml, for tests: `GET /bikes` (API key checked,
 /// ETag and Last-Modified honoured with 304) and `POST /sightings` (required fields and `Idempotency-Key`
@@ -114,7 +114,9 @@ public final class RegistryServer: Sendable {
     public var posts: [Received] { state.withLock { $0.posts } }
     public var sightings: [String: [String: String]] { state.withLock { $0.sightings } }
     public var requestCount: Int { state.withLock { $0.requests.count } }
-    public var requests: [(method: String, path: String, authorization: String?, query: String?)] { state.withLock { $0.requests } }
+    public var requests: [(method: String, path: String, authorization: String?, query: String?)] {
+        state.withLock { $0.requests }
+    }
 
     // MARK: Handlers
 
@@ -132,7 +134,8 @@ public final class RegistryServer: Sendable {
 
     private func authorized(_ request: Request) -> Bool {
         guard let key = state.withLock({ $0.apiKey }) else { return true }
-        return request.uri.queryParameters["key"].map(String.init) == key || request.headers[.authorization] == "Bearer \(key)"
+        return request.uri.queryParameters["key"].map(String.init) == key
+            || request.headers[.authorization] == "Bearer \(key)"
     }
 
     private func faultResponse(_ fault: Fault) async -> Response {
@@ -152,7 +155,9 @@ public final class RegistryServer: Sendable {
                     throw CancellationError()
                 })
         case .garbage:
-            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: "<html>Bad Gateway</html>")))
+            return Response(
+                status: .ok, headers: [.contentType: "application/json"],
+                body: .init(byteBuffer: ByteBuffer(string: "<html>Bad Gateway</html>")))
         case .trickle(let every, let bytes):
             return Response(
                 status: .ok, headers: [.contentType: "application/json"],
@@ -165,7 +170,9 @@ public final class RegistryServer: Sendable {
         case .oversized(let bytes):
             let element = #"{"id":"x","beaconMinor":1,"missing":false},"#
             let json = "[" + String(repeating: element, count: bytes / element.utf8.count + 1) + "{}]"
-            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: json)))
+            return Response(
+                status: .ok, headers: [.contentType: "application/json"],
+                body: .init(byteBuffer: ByteBuffer(string: json)))
         }
     }
 
@@ -196,12 +203,14 @@ public final class RegistryServer: Sendable {
         guard authorized(request) else { return Response(status: .unauthorized) }
         if let status = state.withLock({ $0.everyPost }) {
             let location = "https://registry.example/api/sightings?key=\(state.withLock { $0.apiKey ?? "" })"
-            return Response(status: .init(code: status), headers: (300..<400).contains(status) ? [.location: location] : [:])
+            return Response(
+                status: .init(code: status), headers: (300..<400).contains(status) ? [.location: location] : [:])
         }
         let body = try await request.body.collect(upTo: 1 << 20)
         let raw = String(buffer: body)
         guard let fields = FlatJSON.object(raw) else { return Response(status: .badRequest) }
-        for required in ["bikeId", "date", "latitude", "longitude", "sightingId", "kind", "stationId"] where fields[required] == nil {
+        for required in ["bikeId", "date", "latitude", "longitude", "sightingId", "kind", "stationId"]
+        where fields[required] == nil {
             return Response(status: .unprocessableContent)
         }
         let key = request.headers[HTTPField.Name("Idempotency-Key")!]

@@ -1,7 +1,7 @@
-import BeaconPOSIX
 import BeaconCapture
-import BeaconDaemon
 import BeaconDBus
+import BeaconDaemon
+import BeaconPOSIX
 import BeaconWire
 
 /// The radio's links: the adapter in the kernel, bluetoothd on the bus, and the capabilities the backend needs.
@@ -14,9 +14,13 @@ extension Doctor {
         } catch {
             switch error.code {
             case .noBluetooth:
-                return .fail(name, "this kernel has no Bluetooth support", fix: "sudo modprobe bluetooth (or use a kernel with Bluetooth)")
+                return .fail(
+                    name, "this kernel has no Bluetooth support",
+                    fix: "sudo modprobe bluetooth (or use a kernel with Bluetooth)")
             case .noAdapter:
-                return .fail(name, "no such adapter", fix: "plug the adapter in; `btmgmt info` lists the adapters the kernel has")
+                return .fail(
+                    name, "no such adapter", fix: "plug the adapter in; `btmgmt info` lists the adapters the kernel has"
+                )
             default:
                 return .fail(name, error.description, fix: "see `journalctl -k | grep -i bluetooth`")
             }
@@ -45,34 +49,47 @@ extension Doctor {
         let needed = configuration.backend != .hci
         guard let bus else {
             let detail = "cannot reach the system bus: \(busError ?? "no answer")"
-            return needed ? .fail(name, detail, fix: "sudo systemctl start dbus") : .ok(name, "not needed by the hci backend (\(detail))")
+            return needed
+                ? .fail(name, detail, fix: "sudo systemctl start dbus")
+                : .ok(name, "not needed by the hci backend (\(detail))")
         }
         let probe: BluetoothdProbe
         do {
             probe = try BluetoothdProbe.probe(on: bus)
         } catch {
-            return needed ? .fail(name, "cannot ask bluetoothd: \(error.message)", fix: "sudo systemctl restart bluetooth") : .ok(name, "not needed by the hci backend")
+            return needed
+                ? .fail(name, "cannot ask bluetoothd: \(error.message)", fix: "sudo systemctl restart bluetooth")
+                : .ok(name, "not needed by the hci backend")
         }
         guard probe.running else {
             return needed
-                ? .fail(name, "not running; the \(configuration.backend.rawValue) backend needs it", fix: "sudo systemctl enable --now bluetooth")
+                ? .fail(
+                    name, "not running; the \(configuration.backend.rawValue) backend needs it",
+                    fix: "sudo systemctl enable --now bluetooth")
                 : .ok(name, "not running, and the hci backend does not need it")
         }
         let version = probe.executable.flatMap { ProgramOutput.run([$0, "--version"]) }.map {
             $0.output.split(whereSeparator: \.isNewline).first.map(String.init) ?? "?"
         }
-        let running = "running" + (version.map { ", version \($0)" } ?? "") + (probe.processID.map { " (pid \($0))" } ?? "")
+        let running =
+            "running" + (version.map { ", version \($0)" } ?? "") + (probe.processID.map { " (pid \($0))" } ?? "")
         guard needed else { return .ok(name, "\(running); the hci backend does not use it") }
         let adapters = configuration.adapters.map { configured in
-            (configured, probe.adapters.first { $0.name == configured || $0.address.lowercased() == configured.lowercased() })
+            (
+                configured,
+                probe.adapters.first { $0.name == configured || $0.address.lowercased() == configured.lowercased() }
+            )
         }
         if let missing = adapters.first(where: { $0.1 == nil }) {
-            return .fail(name, "\(running), but it has no adapter \(missing.0)", fix: "sudo systemctl restart bluetooth; `bluetoothctl list` shows its adapters")
+            return .fail(
+                name, "\(running), but it has no adapter \(missing.0)",
+                fix: "sudo systemctl restart bluetooth; `bluetoothctl list` shows its adapters")
         }
         let withoutMonitor = adapters.compactMap { $0.1 }.filter { !$0.monitorAPI }.map(\.name)
         if !withoutMonitor.isEmpty {
             return .warn(
-                name, "\(running); advertisement-monitor API off on \(withoutMonitor.joined(separator: ", ")), so beacond scans with a discovery session",
+                name,
+                "\(running); advertisement-monitor API off on \(withoutMonitor.joined(separator: ", ")), so beacond scans with a discovery session",
                 fix: "set `Experimental = true` in /etc/bluetooth/main.conf, then sudo systemctl restart bluetooth")
         }
         return .ok(name, "\(running); advertisement-monitor API on")
@@ -89,8 +106,9 @@ extension Doctor {
         let backend = "the \(configuration.backend.rawValue) backend"
         guard !needed.isEmpty else { return .ok(name, "\(backend) needs none") }
         let (who, have): (String, UInt64?) =
-            if let unit { ("beacond.service (user \(unit.user.isEmpty ? "root" : unit.user))", unit.effectiveCapabilities) }
-            else { ("this user (no beacond.service installed)", Self.ownCapabilities()) }
+            if let unit {
+                ("beacond.service (user \(unit.user.isEmpty ? "root" : unit.user))", unit.effectiveCapabilities)
+            } else { ("this user (no beacond.service installed)", Self.ownCapabilities()) }
         guard let have else { return .warn(name, "cannot read the capabilities of \(who)") }
         let missing = needed.filter { have & (1 << UInt64($0.1)) == 0 }.map(\.0)
         guard missing.isEmpty else {
@@ -98,7 +116,10 @@ extension Doctor {
                 unit == nil
                 ? "sudo setcap \(needed.map { $0.0.lowercased() }.joined(separator: ",")).ep /usr/bin/beacond, or run it as root"
                 : "`sudo systemctl edit beacond`: AmbientCapabilities=\(needed.map(\.0).joined(separator: " "))"
-            return .fail(name, "\(backend) needs \(needed.map(\.0).joined(separator: " and ")); \(who) lacks \(missing.joined(separator: ", "))", fix: fix)
+            return .fail(
+                name,
+                "\(backend) needs \(needed.map(\.0).joined(separator: " and ")); \(who) lacks \(missing.joined(separator: ", "))",
+                fix: fix)
         }
         return .ok(name, "\(who) has \(needed.map(\.0).joined(separator: " and ")), as \(backend) needs")
     }

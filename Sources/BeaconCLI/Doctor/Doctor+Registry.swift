@@ -9,7 +9,9 @@ extension Doctor {
     func checkRegistry() async -> DoctorCheck {
         let name = "registry"
         guard case .http(let base) = configuration.registryLocation else {
-            return .ok(name, "the embedded registry (\(configuration.stateDirectory)/bikes.json); nothing goes over the network")
+            return .ok(
+                name,
+                "the embedded registry (\(configuration.stateDirectory)/bikes.json); nothing goes over the network")
         }
         let shown = RegistryAddress.redacted(base)
         let key: APIKey
@@ -25,12 +27,15 @@ extension Doctor {
             return .fail(name, error.message, fix: "put the station's key in that file (one line), readable by root")
         }
         var registryConfiguration = RegistryConfiguration(
-            location: .http(base: base), authentication: configuration.authentication, apiKey: key, stationID: configuration.stationID,
+            location: .http(base: base), authentication: configuration.authentication, apiKey: key,
+            stationID: configuration.stationID,
             connectTimeout: .seconds(5), requestTimeout: .seconds(10))
         registryConfiguration.maximumResponseBytes = 16 * 1024 * 1024
         let client = HTTPRegistry.makeHTTPClient(registryConfiguration)
         let registry = HTTPRegistry(configuration: registryConfiguration, client: client)
-        let validators = (try? BikeCache(path: configuration.stateDirectory + "/missing-bikes.json").load(regions: configuration.regions))??.validators
+        let validators =
+            (try? BikeCache(path: configuration.stateDirectory + "/missing-bikes.json").load(
+                regions: configuration.regions))??.validators
         let outcome: Result<RegistryFetch, RegistryError>
         do throws(RegistryError) {
             outcome = .success(try await registry.fetchMissing(validators: validators, regions: configuration.regions))
@@ -52,16 +57,24 @@ extension Doctor {
                     name, "\(shown) refused the API key from \(keySource) (\(error.code.statusText))",
                     fix: "put this station's key in \(keySource), then sudo systemctl restart beacond")
             case .status:
-                return .fail(name, "\(shown) answered \(error.code.statusText)", fix: "check the registry URL (registry = … in \(configurationPath))")
+                return .fail(
+                    name, "\(shown) answered \(error.code.statusText)",
+                    fix: "check the registry URL (registry = … in \(configurationPath))")
             case .transport:
-                return .fail(name, "cannot reach \(shown): \(error.message.afterColon)", fix: "check the network and the registry URL in \(configurationPath)")
+                return .fail(
+                    name, "cannot reach \(shown): \(error.message.afterColon)",
+                    fix: "check the network and the registry URL in \(configurationPath)")
             case .badAnswer, .file, .damaged:
-                return .fail(name, "\(shown): \(error.message.afterColon)", fix: "check the registry URL in \(configurationPath)")
+                return .fail(
+                    name, "\(shown): \(error.message.afterColon)", fix: "check the registry URL in \(configurationPath)"
+                )
             }
         }
         let detail = "\(shown) \(answered); key from \(keySource) accepted"
         if RegistryAddress.sendsKeyInClear(base) {
-            return .warn(name, "\(detail), but over plain http, so the key crosses the network readable", fix: "use an https:// registry URL")
+            return .warn(
+                name, "\(detail), but over plain http, so the key crosses the network readable",
+                fix: "use an https:// registry URL")
         }
         return .ok(name, detail)
     }
@@ -73,7 +86,9 @@ extension Doctor {
         if let key = try APIKey.fromCredentials(name: "registry-api-key", environment: environment) {
             return (key, "the credential registry-api-key")
         }
-        if let source = unit?.credentials["registry-api-key"], source.hasPrefix("/") { return (try APIKey.load(path: source), source) }
+        if let source = unit?.credentials["registry-api-key"], source.hasPrefix("/") {
+            return (try APIKey.load(path: source), source)
+        }
         return nil
     }
 }

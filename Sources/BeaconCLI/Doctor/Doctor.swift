@@ -1,6 +1,7 @@
 import BeaconCapture
-import BeaconDaemon
 import BeaconDBus
+import BeaconDaemon
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -52,12 +53,17 @@ struct Doctor {
         let name = "configuration"
         if let first = configurationErrors.first {
             let more = configurationErrors.count > 1 ? " (and \(configurationErrors.count - 1) more)" : ""
-            return .fail(name, "\(first)\(more)", fix: "edit \(configurationPath); `beacond check-config` lists every error")
+            return .fail(
+                name, "\(first)\(more)", fix: "edit \(configurationPath); `beacond check-config` lists every error")
         }
-        let file = access(configurationPath, F_OK) == 0 ? "\(configurationPath) is good" : "no \(configurationPath), the defaults are good"
+        let file =
+            access(configurationPath, F_OK) == 0
+            ? "\(configurationPath) is good" : "no \(configurationPath), the defaults are good"
         let summary = "\(file): station \(configuration.stationID), backend \(configuration.backend.rawValue)"
         if configuration.stationID == Self.exampleStationID {
-            return .warn(name, "\(summary), but station-id is still the example's", fix: "set station-id (and latitude, longitude) in \(configurationPath)")
+            return .warn(
+                name, "\(summary), but station-id is still the example's",
+                fix: "set station-id (and latitude, longitude) in \(configurationPath)")
         }
         return .ok(name, summary)
     }

@@ -1,5 +1,6 @@
 public import ArgumentParser
 import BeaconDaemon
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -35,7 +36,8 @@ public struct DoctorCommand: AsyncParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         let (configuration, errors) = options.load(environment: environment)
         let doctor = Doctor(
-            configuration: configuration, errors: errors, path: options.config ?? ConfigOptions.defaultPath, environment: environment)
+            configuration: configuration, errors: errors, path: options.config ?? ConfigOptions.defaultPath,
+            environment: environment)
         let report = await doctor.run()
         if json {
             let encoder = JSONEncoder()

@@ -6,7 +6,9 @@ import Glibc
 /// Runs a program and takes what it prints on standard output (standard error goes to /dev/null), for one-line
 /// answers such as `bluetoothd --version`. Gives up (and kills it) after `timeoutMilliseconds`.
 enum ProgramOutput {
-    static func run(_ arguments: [String], limit: Int = 4_096, timeoutMilliseconds: Int32 = 2_000) -> (status: Int32, output: String)? {
+    static func run(_ arguments: [String], limit: Int = 4_096, timeoutMilliseconds: Int32 = 2_000) -> (
+        status: Int32, output: String
+    )? {
         var pipeEnds: [Int32] = [-1, -1]
         guard pipe(&pipeEnds) == 0 else { return nil }
         defer { close(pipeEnds[0]) }
@@ -21,7 +23,7 @@ enum ProgramOutput {
         posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)
         var pid: pid_t = 0
         let argv = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
+        defer { for argument in argv { free(argument) } }
         let spawned = posix_spawn(&pid, arguments[0], &actions, nil, argv, environ)
         close(pipeEnds[1])
         guard spawned == 0 else { return nil }
@@ -31,7 +33,10 @@ enum ProgramOutput {
         var finished = false
         while output.count < limit, poll(&descriptor, 1, timeoutMilliseconds) > 0 {
             let count = retryingOnInterrupt { read(pipeEnds[0], &buffer, buffer.count) }
-            if count <= 0 { finished = true; break }
+            if count <= 0 {
+                finished = true
+                break
+            }
             output += buffer.prefix(count)
         }
         if !finished { kill(pid, SIGKILL) }

@@ -21,7 +21,9 @@ struct ServiceUnitProbe: Sendable {
     /// nil when systemd does not know the unit (not installed).
     static func probe(unit: String = "beacond.service", on bus: DBusConnection) throws(DBusError) -> ServiceUnitProbe? {
         let reply = try bus.call(
-            .methodCall(destination: manager, path: "/org/freedesktop/systemd1", interface: manager + ".Manager", member: "LoadUnit", [.string(unit)]),
+            .methodCall(
+                destination: manager, path: "/org/freedesktop/systemd1", interface: manager + ".Manager",
+                member: "LoadUnit", [.string(unit)]),
             timeoutMilliseconds: 3_000)
         guard case .objectPath(let path)? = reply.arguments.first else { return nil }
         let unitProperties = try bus.properties(destination: manager, path: path, interface: manager + ".Unit")
@@ -36,7 +38,8 @@ struct ServiceUnitProbe: Sendable {
         var directories: [String] = []
         if case .array(_, let names)? = service["StateDirectory"] { directories = names.compactMap(\.string) }
         return ServiceUnitProbe(
-            activeState: unitProperties["ActiveState"]?.string ?? "unknown", subState: unitProperties["SubState"]?.string ?? "unknown",
+            activeState: unitProperties["ActiveState"]?.string ?? "unknown",
+            subState: unitProperties["SubState"]?.string ?? "unknown",
             result: service["Result"]?.string ?? "unknown", mainPID: service["MainPID"]?.int ?? 0,
             execMainStatus: service["ExecMainStatus"]?.int ?? 0, user: service["User"]?.string ?? "",
             ambientCapabilities: service["AmbientCapabilities"]?.uint64 ?? 0,
@@ -46,6 +49,7 @@ struct ServiceUnitProbe: Sendable {
 
     /// The capabilities the service's process has: all of the bounding set as root, else the ambient ones.
     var effectiveCapabilities: UInt64 {
-        user.isEmpty || user == "root" || user == "0" ? boundingCapabilities : ambientCapabilities & boundingCapabilities
+        user.isEmpty || user == "root" || user == "0"
+            ? boundingCapabilities : ambientCapabilities & boundingCapabilities
     }
 }

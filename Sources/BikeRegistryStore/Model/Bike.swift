@@ -86,7 +86,8 @@ struct NewBikeRecord {
     func registration(createdAt: Date) -> Registration {
         Registration(
             bike: Bike(
-                id: id, uuid: bike.uuid, major: bike.major, minor: bike.minor, make: bike.make, model: bike.model, colour: bike.colour,
+                id: id, uuid: bike.uuid, major: bike.major, minor: bike.minor, make: bike.make, model: bike.model,
+                colour: bike.colour,
                 missing: false, webhookURL: nil, ntfyURL: nil, createdAt: createdAt),
             ownerToken: ownerToken, webhookSecret: webhookSecret)
     }

@@ -14,7 +14,10 @@ public struct SightingReport: Sendable, Equatable {
     public var rssi: Double?
     public var count: Int
 
-    public init(sightingId: String, bikeId: String, kind: Kind, date: Date, firstSeen: Date, lastSeen: Date, proximity: String, rssi: Double?, count: Int) {
+    public init(
+        sightingId: String, bikeId: String, kind: Kind, date: Date, firstSeen: Date, lastSeen: Date, proximity: String,
+        rssi: Double?, count: Int
+    ) {
         self.sightingId = sightingId
         self.bikeId = bikeId
         self.kind = kind

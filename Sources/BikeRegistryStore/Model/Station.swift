@@ -25,7 +25,9 @@ struct NewStationRecord {
     var key = Secrets.newToken(prefix: "bks_")
 
     init(name: String, latitude: Double, longitude: Double) throws(RegistryStoreError) {
-        guard !name.isEmpty, name.count <= 200 else { throw RegistryStoreError("a station's name is 1 to 200 characters") }
+        guard !name.isEmpty, name.count <= 200 else {
+            throw RegistryStoreError("a station's name is 1 to 200 characters")
+        }
         guard (-90...90).contains(latitude), (-180...180).contains(longitude) else {
             throw RegistryStoreError("latitude is -90 to 90 and longitude -180 to 180")
         }
@@ -34,5 +36,7 @@ struct NewStationRecord {
         self.longitude = longitude
     }
 
-    var exists: RegistryStoreError { RegistryStoreError("a station named \(name) exists already (revoked ones keep their name)") }
+    var exists: RegistryStoreError {
+        RegistryStoreError("a station named \(name) exists already (revoked ones keep their name)")
+    }
 }

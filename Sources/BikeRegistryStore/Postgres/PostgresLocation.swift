@@ -14,7 +14,10 @@ struct PostgresLocation: Sendable, CustomStringConvertible {
         case socket(path: String)
     }
 
-    enum SSLMode: String, Sendable { case disable, prefer, require, verifyFull = "verify-full" }
+    enum SSLMode: String, Sendable {
+        case disable, prefer, require
+        case verifyFull = "verify-full"
+    }
 
     var endpoint: Endpoint
     var username: String
@@ -31,10 +34,12 @@ struct PostgresLocation: Sendable, CustomStringConvertible {
         guard Self.isPostgres(text), let url = URLComponents(string: text) else {
             throw RegistryStoreError("not a postgres:// URL (postgres://USER:PASSWORD@HOST:PORT/DATABASE)")
         }
-        let query = Dictionary((url.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { _, last in last })
+        let query = Dictionary(
+            (url.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { _, last in last })
         let known: Set<String> = ["sslmode", "sslrootcert", "host", "port"]
         if let unknown = query.keys.sorted().first(where: { !known.contains($0) }) {
-            throw RegistryStoreError("the PostgreSQL URL's \(unknown)= is not understood (sslmode, sslrootcert, host and port are)")
+            throw RegistryStoreError(
+                "the PostgreSQL URL's \(unknown)= is not understood (sslmode, sslrootcert, host and port are)")
         }
         guard let mode = SSLMode(rawValue: query["sslmode"] ?? "prefer") else {
             throw RegistryStoreError("sslmode is disable, prefer, require or verify-full")
@@ -55,7 +60,9 @@ struct PostgresLocation: Sendable, CustomStringConvertible {
         if database.isEmpty { database = username }
         sslMode = mode
         rootCertificate = query["sslrootcert"]
-        if mode == .verifyFull, case .socket = endpoint { throw RegistryStoreError("sslmode=verify-full needs a host name, not a Unix socket") }
+        if mode == .verifyFull, case .socket = endpoint {
+            throw RegistryStoreError("sslmode=verify-full needs a host name, not a Unix socket")
+        }
     }
 
     /// The URL without its password, for logs and messages.
@@ -63,7 +70,8 @@ struct PostgresLocation: Sendable, CustomStringConvertible {
         let user = username.addingPercentEncoding(withAllowedCharacters: .urlUserAllowed) ?? username
         let name = database.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? database
         switch endpoint {
-        case .tcp(let host, let port): return "postgres://\(user)@\(host.contains(":") ? "[\(host)]" : host):\(port)/\(name)"
+        case .tcp(let host, let port):
+            return "postgres://\(user)@\(host.contains(":") ? "[\(host)]" : host):\(port)/\(name)"
         case .socket(let path): return "postgres://\(user)@/\(name) (socket \(path))"
         }
     }
@@ -82,7 +90,8 @@ struct PostgresLocation: Sendable, CustomStringConvertible {
                 case .prefer: .prefer(tls)
                 case .require, .verifyFull: .require(tls)
                 }
-            configuration = .init(host: host, port: port, username: username, password: password, database: database, tls: mode)
+            configuration = .init(
+                host: host, port: port, username: username, password: password, database: database, tls: mode)
         }
         configuration.options.connectTimeout = Self.connectTimeout
         configuration.options.additionalStartupParameters = Self.startupParameters
@@ -109,7 +118,8 @@ struct PostgresLocation: Sendable, CustomStringConvertible {
                 case .prefer: .prefer(context)
                 case .require, .verifyFull: .require(context)
                 }
-            configuration = .init(host: host, port: port, username: username, password: password, database: database, tls: mode)
+            configuration = .init(
+                host: host, port: port, username: username, password: password, database: database, tls: mode)
         }
         configuration.options.connectTimeout = .seconds(Self.connectTimeout.components.seconds)
         configuration.options.additionalStartupParameters = Self.startupParameters

@@ -19,23 +19,33 @@ extension PostgresRegistryStore {
     }
 
     public func bike(id: String, ownerToken: String) async throws -> Bike? {
-        try await rows("SELECT \(unescaped: Self.bikeColumns) FROM bike WHERE id = \(id) AND ownerTokenHash = \(Secrets.hash(ownerToken))")
-            .first.map(Bike.init(row:))
+        try await rows(
+            "SELECT \(unescaped: Self.bikeColumns) FROM bike WHERE id = \(id) AND ownerTokenHash = \(Secrets.hash(ownerToken))"
+        )
+        .first.map(Bike.init(row:))
     }
 
     public func update(id: String, ownerToken: String, _ change: BikeChange) async throws -> Bike? {
         let hash = Secrets.hash(ownerToken)
         return try await transaction { [logger] connection in
-            let owned = try await connection.query("SELECT 1 FROM bike WHERE id = \(id) AND ownerTokenHash = \(hash) FOR UPDATE", logger: logger)
+            let owned = try await connection.query(
+                "SELECT 1 FROM bike WHERE id = \(id) AND ownerTokenHash = \(hash) FOR UPDATE", logger: logger)
             guard try await owned.collect().count == 1 else { return nil }
             if let missing = change.missing {
                 let changed = try await connection.query(
-                    "UPDATE bike SET missing = \(missing) WHERE id = \(id) AND missing <> \(missing) RETURNING id", logger: logger)
+                    "UPDATE bike SET missing = \(missing) WHERE id = \(id) AND missing <> \(missing) RETURNING id",
+                    logger: logger)
                 if try await !changed.collect().isEmpty { try await Self.bumpListVersion(connection, logger: logger) }
             }
-            if let webhook = change.webhookURL { try await connection.query("UPDATE bike SET webhookURL = \(webhook) WHERE id = \(id)", logger: logger) }
-            if let ntfy = change.ntfyURL { try await connection.query("UPDATE bike SET ntfyURL = \(ntfy) WHERE id = \(id)", logger: logger) }
-            return try await connection.query("SELECT \(unescaped: Self.bikeColumns) FROM bike WHERE id = \(id)", logger: logger).collect()
+            if let webhook = change.webhookURL {
+                try await connection.query("UPDATE bike SET webhookURL = \(webhook) WHERE id = \(id)", logger: logger)
+            }
+            if let ntfy = change.ntfyURL {
+                try await connection.query("UPDATE bike SET ntfyURL = \(ntfy) WHERE id = \(id)", logger: logger)
+            }
+            return try await connection.query(
+                "SELECT \(unescaped: Self.bikeColumns) FROM bike WHERE id = \(id)", logger: logger
+            ).collect()
                 .first.map(Bike.init(row:))
         }
     }
@@ -57,18 +67,29 @@ extension PostgresRegistryStore {
         // One transaction, REPEATABLE READ: the version and the list from the same snapshot, so the ETag names this list.
         try await transaction { [logger] connection in
             try await connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)
-            let version = try await connection.query("SELECT version FROM listVersion", logger: logger).collect().first?.decode(Int64.self) ?? 0
+            let version =
+                try await connection.query("SELECT version FROM listVersion", logger: logger).collect().first?.decode(
+                    Int64.self) ?? 0
             var bikes: [MissingBike] = []
-            let rows = try await connection.query("SELECT id, uuid, major, minor, make, model, colour FROM bike WHERE missing ORDER BY id", logger: logger)
-            for try await (id, uuid, major, minor, make, model, colour) in rows.decode((String, String, Int, Int, String, String, String).self) {
-                bikes.append(MissingBike(id: id, uuid: uuid, major: major, minor: minor, make: make, model: model, colour: colour))
+            let rows = try await connection.query(
+                "SELECT id, uuid, major, minor, make, model, colour FROM bike WHERE missing ORDER BY id", logger: logger
+            )
+            for try await (id, uuid, major, minor, make, model, colour) in rows.decode(
+                (String, String, Int, Int, String, String, String).self)
+            {
+                bikes.append(
+                    MissingBike(
+                        id: id, uuid: uuid, major: major, minor: minor, make: make, model: model, colour: colour))
             }
             return (version, bikes)
         }
     }
 
     public func versions() async throws -> RegistryVersions {
-        guard let row = try await rows("SELECT (SELECT version FROM listVersion), (SELECT version FROM stationsVersion)").first else {
+        guard
+            let row = try await rows("SELECT (SELECT version FROM listVersion), (SELECT version FROM stationsVersion)")
+                .first
+        else {
             return RegistryVersions(list: 0, stations: 0)
         }
         let (list, stations) = try row.decode((Int64, Int64).self)
@@ -90,7 +111,8 @@ extension Bike {
         let (id, uuid, major, minor, make, model, colour, missing, webhookURL, ntfyURL, createdAt) = try row.decode(
             (String, String, Int, Int, String, String, String, Bool, String?, String?, Double).self)
         self.init(
-            id: id, uuid: uuid, major: major, minor: minor, make: make, model: model, colour: colour, missing: missing, webhookURL: webhookURL,
+            id: id, uuid: uuid, major: major, minor: minor, make: make, model: model, colour: colour, missing: missing,
+            webhookURL: webhookURL,
             ntfyURL: ntfyURL, createdAt: PostgresRegistryStore.date(createdAt))
     }
 }

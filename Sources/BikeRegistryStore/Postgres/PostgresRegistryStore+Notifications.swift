@@ -7,7 +7,9 @@ extension PostgresRegistryStore {
     /// another server's worker skips it, and if this process dies its connection closes, the lock goes with it, and
     /// the message is due again at once (no lease to wait out). A delivery takes at most its HTTP timeout, so a
     /// worker holds as many connections as it delivers at once.
-    public func deliverDueNotification(now: Date, _ deliver: @escaping @Sendable (PendingNotification) async -> DeliveryOutcome) async throws -> Bool {
+    public func deliverDueNotification(
+        now: Date, _ deliver: @escaping @Sendable (PendingNotification) async -> DeliveryOutcome
+    ) async throws -> Bool {
         // The deadline covers the delivery too, which its own HTTP timeout (15 s) ends first.
         try await transaction(within: .seconds(30)) { [logger] connection in
             let due = try await connection.query(
@@ -26,12 +28,16 @@ extension PostgresRegistryStore {
         }
     }
 
-    static func apply(_ outcome: DeliveryOutcome, to notification: PendingNotification, _ connection: PostgresConnection, now: Date, logger: Logger) async throws {
+    static func apply(
+        _ outcome: DeliveryOutcome, to notification: PendingNotification, _ connection: PostgresConnection, now: Date,
+        logger: Logger
+    ) async throws {
         let now = seconds(now)
         switch outcome {
         case .delivered:
             try await connection.query(
-                "UPDATE notification SET deliveredAt = \(now), attempts = attempts + 1, lastError = NULL WHERE id = \(notification.id)", logger: logger)
+                "UPDATE notification SET deliveredAt = \(now), attempts = attempts + 1, lastError = NULL WHERE id = \(notification.id)",
+                logger: logger)
         case .retry(let at, let error):
             try await connection.query(
                 "UPDATE notification SET nextAttemptAt = \(seconds(at)), attempts = attempts + 1, lastError = \(error) WHERE id = \(notification.id)",
@@ -65,7 +71,9 @@ extension PostgresRegistryStore {
             """
             SELECT count(*) FILTER (WHERE deliveredAt IS NULL AND abandonedAt IS NULL), count(deliveredAt), count(abandonedAt) FROM notification
             """)
-        guard let counts = try row.first?.decode((Int, Int, Int).self) else { return NotificationCounts(owed: 0, delivered: 0, abandoned: 0) }
+        guard let counts = try row.first?.decode((Int, Int, Int).self) else {
+            return NotificationCounts(owed: 0, delivered: 0, abandoned: 0)
+        }
         return NotificationCounts(owed: counts.0, delivered: counts.1, abandoned: counts.2)
     }
 }
@@ -77,7 +85,8 @@ extension PendingNotification {
             (String, String, String, String, String, Int, String, Double).self)
         guard let channel = Channel(rawValue: channel) else { return nil }
         self.init(
-            id: id, bikeId: bikeId, channel: channel, target: target, payload: payload, attempts: attempts, webhookSecret: secret,
+            id: id, bikeId: bikeId, channel: channel, target: target, payload: payload, attempts: attempts,
+            webhookSecret: secret,
             createdAt: PostgresRegistryStore.date(createdAt))
     }
 }

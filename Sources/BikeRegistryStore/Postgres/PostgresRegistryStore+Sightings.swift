@@ -9,7 +9,9 @@ extension PostgresRegistryStore {
     }
 
     /// One batch: one statement, one round trip, one commit.
-    static func write(_ items: [SightingBatches.Item], client: PostgresClient, logger: Logger) async throws -> [RecordOutcome] {
+    static func write(_ items: [SightingBatches.Item], client: PostgresClient, logger: Logger) async throws
+        -> [RecordOutcome]
+    {
         let statement = RecordSightings(
             posted: try items.map { try RecordSightings.Posted($0.sighting, station: $0.station, now: $0.now) },
             received: seconds(items.map(\.now).max() ?? Date()))
@@ -26,11 +28,13 @@ extension PostgresRegistryStore {
             WHERE bikeId = \(bikeId) ORDER BY seenAt DESC, receivedAt DESC, sighting.id DESC LIMIT \(limit)
             """)
         return try rows.map { row in
-            let (kind, seenAt, firstSeen, lastSeen, name, latitude, longitude, proximity, rssi, visitId) = try row.decode(
-                (String, Double, Double, Double, String, Double, Double, String, Double?, String).self)
+            let (kind, seenAt, firstSeen, lastSeen, name, latitude, longitude, proximity, rssi, visitId) =
+                try row.decode(
+                    (String, Double, Double, Double, String, Double, Double, String, Double?, String).self)
             return OwnerSighting(
                 kind: kind, seenAt: Self.date(seenAt), firstSeen: Self.date(firstSeen), lastSeen: Self.date(lastSeen),
-                station: .init(name: name, latitude: latitude, longitude: longitude), proximity: proximity, rssi: rssi, visitId: visitId)
+                station: .init(name: name, latitude: latitude, longitude: longitude), proximity: proximity, rssi: rssi,
+                visitId: visitId)
         }
     }
 
@@ -41,8 +45,11 @@ extension PostgresRegistryStore {
     public func purge(before cutoff: Date) async throws -> Int {
         let cutoff = Self.seconds(cutoff)
         return try await transaction { [logger] connection in
-            let deleted = try await connection.query("DELETE FROM sighting WHERE receivedAt < \(cutoff) RETURNING 1", logger: logger).collect()
-            try await connection.query("DELETE FROM notification WHERE coalesce(deliveredAt, abandonedAt) < \(cutoff)", logger: logger)
+            let deleted = try await connection.query(
+                "DELETE FROM sighting WHERE receivedAt < \(cutoff) RETURNING 1", logger: logger
+            ).collect()
+            try await connection.query(
+                "DELETE FROM notification WHERE coalesce(deliveredAt, abandonedAt) < \(cutoff)", logger: logger)
             return deleted.count
         }
     }

@@ -2,7 +2,8 @@ public import Foundation
 import PostgresNIO
 
 extension PostgresRegistryStore {
-    static let stationColumns = "id, name, keyHash, latitude, longitude, createdAt, revokedAt, lastRefreshAt, lastSightingAt, userAgent"
+    static let stationColumns =
+        "id, name, keyHash, latitude, longitude, createdAt, revokedAt, lastRefreshAt, lastSightingAt, userAgent"
     /// The same, the last sighting read from the station's sightings.
     static let listedStationColumns = """
         id, name, keyHash, latitude, longitude, createdAt, revokedAt, lastRefreshAt,
@@ -28,13 +29,15 @@ extension PostgresRegistryStore {
     }
 
     public func stations() async throws -> [Station] {
-        try await rows("SELECT \(unescaped: Self.listedStationColumns) FROM station ORDER BY name").map(Station.init(row:))
+        try await rows("SELECT \(unescaped: Self.listedStationColumns) FROM station ORDER BY name").map(
+            Station.init(row:))
     }
 
     public func revokeStation(name: String, now: Date) async throws -> Bool {
         try await transaction { [logger] connection in
             let revoked = try await connection.query(
-                "UPDATE station SET revokedAt = \(Self.seconds(now)) WHERE name = \(name) AND revokedAt IS NULL RETURNING id", logger: logger
+                "UPDATE station SET revokedAt = \(Self.seconds(now)) WHERE name = \(name) AND revokedAt IS NULL RETURNING id",
+                logger: logger
             ).collect()
             guard !revoked.isEmpty else { return false }
             try await connection.query("UPDATE stationsVersion SET version = version + 1", logger: logger)
@@ -43,8 +46,10 @@ extension PostgresRegistryStore {
     }
 
     public func station(keyHash: String) async throws -> Station? {
-        try await rows("SELECT \(unescaped: Self.stationColumns) FROM station WHERE keyHash = \(keyHash) AND revokedAt IS NULL")
-            .first.map(Station.init(row:))
+        try await rows(
+            "SELECT \(unescaped: Self.stationColumns) FROM station WHERE keyHash = \(keyHash) AND revokedAt IS NULL"
+        )
+        .first.map(Station.init(row:))
     }
 
     public func recordRefreshes(_ refreshes: [Int64: StationRefresh]) async throws {
@@ -62,7 +67,8 @@ extension PostgresRegistryStore {
     }
 
     public func stationsRefreshed(since date: Date) async throws -> Int {
-        let counted = try await rows("SELECT count(*) FROM station WHERE revokedAt IS NULL AND lastRefreshAt >= \(Self.seconds(date))")
+        let counted = try await rows(
+            "SELECT count(*) FROM station WHERE revokedAt IS NULL AND lastRefreshAt >= \(Self.seconds(date))")
         return try counted.first?.decode(Int.self) ?? 0
     }
 }
@@ -70,11 +76,14 @@ extension PostgresRegistryStore {
 extension Station {
     /// A row of `PostgresRegistryStore.stationColumns`.
     init(row: PostgresRow) throws {
-        let (id, name, keyHash, latitude, longitude, createdAt, revokedAt, lastRefreshAt, lastSightingAt, userAgent) = try row.decode(
-            (Int64, String, String, Double, Double, Double, Double?, Double?, Double?, String?).self)
+        let (id, name, keyHash, latitude, longitude, createdAt, revokedAt, lastRefreshAt, lastSightingAt, userAgent) =
+            try row.decode(
+                (Int64, String, String, Double, Double, Double, Double?, Double?, Double?, String?).self)
         self.init(
-            id: id, name: name, keyHash: keyHash, latitude: latitude, longitude: longitude, createdAt: PostgresRegistryStore.date(createdAt),
-            revokedAt: revokedAt.map(PostgresRegistryStore.date), lastRefreshAt: lastRefreshAt.map(PostgresRegistryStore.date),
+            id: id, name: name, keyHash: keyHash, latitude: latitude, longitude: longitude,
+            createdAt: PostgresRegistryStore.date(createdAt),
+            revokedAt: revokedAt.map(PostgresRegistryStore.date),
+            lastRefreshAt: lastRefreshAt.map(PostgresRegistryStore.date),
             lastSightingAt: lastSightingAt.map(PostgresRegistryStore.date), userAgent: userAgent)
     }
 }

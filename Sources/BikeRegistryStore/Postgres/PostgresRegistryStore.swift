@@ -27,11 +27,14 @@ public final class PostgresRegistryStore: RegistryStore {
 
     /// Brings the schema up to date (`RegistrySchema`) on a connection of its own, which fails at once when the
     /// server cannot be reached or refuses the login (the pool would keep trying), then starts the pool.
-    static func open(_ location: PostgresLocation, connections: Int, logger: Logger) async throws(RegistryStoreError) -> PostgresRegistryStore {
+    static func open(_ location: PostgresLocation, connections: Int, logger: Logger) async throws(RegistryStoreError)
+        -> PostgresRegistryStore
+    {
         var configuration = try location.configuration()
         configuration.options.maximumConnections = max(2, connections)
         do {
-            let connection = try await PostgresConnection.connect(configuration: try location.connectionConfiguration(), id: 0, logger: logger)
+            let connection = try await PostgresConnection.connect(
+                configuration: try location.connectionConfiguration(), id: 0, logger: logger)
             do {
                 try await PostgresMigrator.migrate(connection, logger: logger)
                 try await connection.close()
@@ -40,10 +43,12 @@ public final class PostgresRegistryStore: RegistryStore {
                 throw error
             }
         } catch {
-            throw RegistryStoreError("cannot open the registry database \(location): \(PostgresFailure.describe(error))")
+            throw RegistryStoreError(
+                "cannot open the registry database \(location): \(PostgresFailure.describe(error))")
         }
         return PostgresRegistryStore(
-            client: PostgresClient(configuration: configuration, backgroundLogger: logger), location: location.description, logger: logger)
+            client: PostgresClient(configuration: configuration, backgroundLogger: logger),
+            location: location.description, logger: logger)
     }
 
     public func close() async {
@@ -58,7 +63,8 @@ public final class PostgresRegistryStore: RegistryStore {
 
     /// A transaction; its error, if any, said without the query's values.
     func transaction<Result: Sendable>(
-        within deadline: Duration = PostgresRegistryStore.deadline, _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
+        within deadline: Duration = PostgresRegistryStore.deadline,
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
         try await Self.within(deadline) { [client, logger] in
             try await client.withTransaction(logger: logger) { connection in try await body(connection) }
@@ -78,13 +84,17 @@ public final class PostgresRegistryStore: RegistryStore {
 
     /// One statement outside a transaction, its rows collected.
     func rows(_ query: PostgresQuery) async throws -> [PostgresRow] {
-        try await Self.within(Self.deadline) { [client, logger] in try await client.query(query, logger: logger).collect() }
+        try await Self.within(Self.deadline) { [client, logger] in
+            try await client.query(query, logger: logger).collect()
+        }
     }
 
     /// The operation's result, or an error once `deadline` has passed, whichever comes first. Not a task group: a
     /// group waits for its cancelled child, and an operation stuck on a connection may answer cancellation late;
     /// here the caller is answered at the deadline and the operation, cancelled, ends on its own.
-    private static func within<Value: Sendable>(_ deadline: Duration, _ operation: @escaping @Sendable () async throws -> Value) async throws -> Value {
+    private static func within<Value: Sendable>(
+        _ deadline: Duration, _ operation: @escaping @Sendable () async throws -> Value
+    ) async throws -> Value {
         let first = FirstAnswer<Value>()
         let running = Task {
             do {
@@ -96,7 +106,8 @@ public final class PostgresRegistryStore: RegistryStore {
         let timer = Task {
             try await Task.sleep(for: deadline)
             running.cancel()
-            first.give(.failure(RegistryStoreError("PostgreSQL did not answer within \(deadline.components.seconds) s")))
+            first.give(
+                .failure(RegistryStoreError("PostgreSQL did not answer within \(deadline.components.seconds) s")))
         }
         defer { timer.cancel() }
         return try await first.wait()

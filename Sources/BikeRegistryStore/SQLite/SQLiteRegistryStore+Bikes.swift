@@ -11,7 +11,8 @@ extension SQLiteRegistryStore {
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (uuid, major, minor) DO NOTHING
                     """,
                 arguments: [
-                    record.id, record.bike.uuid, record.bike.major, record.bike.minor, record.bike.make, record.bike.model, record.bike.colour,
+                    record.id, record.bike.uuid, record.bike.major, record.bike.minor, record.bike.make,
+                    record.bike.model, record.bike.colour,
                     Secrets.hash(record.ownerToken), record.webhookSecret, Self.seconds(now),
                 ])
             return db.changesCount > 0
@@ -22,20 +23,29 @@ extension SQLiteRegistryStore {
     public func bike(id: String, ownerToken: String) async throws -> Bike? {
         let hash = Secrets.hash(ownerToken)
         return try await pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM bike WHERE id = ? AND ownerTokenHash = ?", arguments: [id, hash]).map(Bike.init(row:))
+            try Row.fetchOne(db, sql: "SELECT * FROM bike WHERE id = ? AND ownerTokenHash = ?", arguments: [id, hash])
+                .map(Bike.init(row:))
         }
     }
 
     public func update(id: String, ownerToken: String, _ change: BikeChange) async throws -> Bike? {
         let hash = Secrets.hash(ownerToken)
         return try await pool.write { db in
-            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM bike WHERE id = ? AND ownerTokenHash = ?", arguments: [id, hash]) == true else { return nil }
+            guard
+                try Bool.fetchOne(
+                    db, sql: "SELECT 1 FROM bike WHERE id = ? AND ownerTokenHash = ?", arguments: [id, hash]) == true
+            else { return nil }
             if let missing = change.missing {
-                try db.execute(sql: "UPDATE bike SET missing = ? WHERE id = ? AND missing <> ?", arguments: [missing, id, missing])
+                try db.execute(
+                    sql: "UPDATE bike SET missing = ? WHERE id = ? AND missing <> ?", arguments: [missing, id, missing])
                 if db.changesCount > 0 { try Self.bumpListVersion(db) }
             }
-            if let webhook = change.webhookURL { try db.execute(sql: "UPDATE bike SET webhookURL = ? WHERE id = ?", arguments: [webhook, id]) }
-            if let ntfy = change.ntfyURL { try db.execute(sql: "UPDATE bike SET ntfyURL = ? WHERE id = ?", arguments: [ntfy, id]) }
+            if let webhook = change.webhookURL {
+                try db.execute(sql: "UPDATE bike SET webhookURL = ? WHERE id = ?", arguments: [webhook, id])
+            }
+            if let ntfy = change.ntfyURL {
+                try db.execute(sql: "UPDATE bike SET ntfyURL = ? WHERE id = ?", arguments: [ntfy, id])
+            }
             return try Row.fetchOne(db, sql: "SELECT * FROM bike WHERE id = ?", arguments: [id]).map(Bike.init(row:))
         }
     }
@@ -43,7 +53,9 @@ extension SQLiteRegistryStore {
     public func delete(id: String, ownerToken: String) async throws -> Bool {
         let hash = Secrets.hash(ownerToken)
         return try await pool.write { db in
-            guard let missing = try Bool.fetchOne(db, sql: "SELECT missing FROM bike WHERE id = ? AND ownerTokenHash = ?", arguments: [id, hash])
+            guard
+                let missing = try Bool.fetchOne(
+                    db, sql: "SELECT missing FROM bike WHERE id = ? AND ownerTokenHash = ?", arguments: [id, hash])
             else { return false }
             try db.execute(sql: "DELETE FROM sighting WHERE bikeId = ?", arguments: [id])
             try db.execute(sql: "DELETE FROM bike WHERE id = ?", arguments: [id])
@@ -55,8 +67,12 @@ extension SQLiteRegistryStore {
     public func missingBikes() async throws -> (version: Int64, bikes: [MissingBike]) {
         try await pool.read { db in
             let version = try Int64.fetchOne(db, sql: "SELECT version FROM listVersion") ?? 0
-            let bikes = try Row.fetchAll(db, sql: "SELECT id, uuid, major, minor, make, model, colour FROM bike WHERE missing ORDER BY id").map {
-                MissingBike(id: $0["id"], uuid: $0["uuid"], major: $0["major"], minor: $0["minor"], make: $0["make"], model: $0["model"], colour: $0["colour"])
+            let bikes = try Row.fetchAll(
+                db, sql: "SELECT id, uuid, major, minor, make, model, colour FROM bike WHERE missing ORDER BY id"
+            ).map {
+                MissingBike(
+                    id: $0["id"], uuid: $0["uuid"], major: $0["major"], minor: $0["minor"], make: $0["make"],
+                    model: $0["model"], colour: $0["colour"])
             }
             return (version, bikes)
         }
@@ -64,14 +80,17 @@ extension SQLiteRegistryStore {
 
     public func versions() async throws -> RegistryVersions {
         try await pool.read { db in
-            let row = try Row.fetchOne(db, sql: "SELECT (SELECT version FROM listVersion), (SELECT version FROM stationsVersion)")
+            let row = try Row.fetchOne(
+                db, sql: "SELECT (SELECT version FROM listVersion), (SELECT version FROM stationsVersion)")
             return RegistryVersions(list: row?[0] ?? 0, stations: row?[1] ?? 0)
         }
     }
 
     public func isOwnerToken(_ token: String) async throws -> Bool {
         let hash = Secrets.hash(token)
-        return try await pool.read { db in try Bool.fetchOne(db, sql: "SELECT 1 FROM bike WHERE ownerTokenHash = ?", arguments: [hash]) ?? false }
+        return try await pool.read { db in
+            try Bool.fetchOne(db, sql: "SELECT 1 FROM bike WHERE ownerTokenHash = ?", arguments: [hash]) ?? false
+        }
     }
 
     static func bumpListVersion(_ db: Database) throws {
@@ -82,7 +101,8 @@ extension SQLiteRegistryStore {
 extension Bike {
     init(row: Row) {
         self.init(
-            id: row["id"], uuid: row["uuid"], major: row["major"], minor: row["minor"], make: row["make"], model: row["model"],
+            id: row["id"], uuid: row["uuid"], major: row["major"], minor: row["minor"], make: row["make"],
+            model: row["model"],
             colour: row["colour"], missing: row["missing"], webhookURL: row["webhookURL"], ntfyURL: row["ntfyURL"],
             createdAt: SQLiteRegistryStore.date(row["createdAt"]))
     }

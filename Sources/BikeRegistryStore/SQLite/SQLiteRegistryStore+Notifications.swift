@@ -3,7 +3,9 @@ import GRDB
 import Synchronization
 
 extension SQLiteRegistryStore {
-    public func deliverDueNotification(now: Date, _ deliver: @escaping @Sendable (PendingNotification) async -> DeliveryOutcome) async throws -> Bool {
+    public func deliverDueNotification(
+        now: Date, _ deliver: @escaping @Sendable (PendingNotification) async -> DeliveryOutcome
+    ) async throws -> Bool {
         let held = delivering.withLock { $0 }
         let due = try await pool.read { db in
             try Row.fetchAll(
@@ -35,12 +37,15 @@ extension SQLiteRegistryStore {
         try await pool.read { db in
             try Bool.fetchOne(
                 db,
-                sql: "SELECT 1 FROM notification WHERE id = ? AND deliveredAt IS NULL AND abandonedAt IS NULL AND nextAttemptAt <= ?",
+                sql:
+                    "SELECT 1 FROM notification WHERE id = ? AND deliveredAt IS NULL AND abandonedAt IS NULL AND nextAttemptAt <= ?",
                 arguments: [id, Self.seconds(now)]) ?? false
         }
     }
 
-    static func apply(_ outcome: DeliveryOutcome, to notification: PendingNotification, _ db: Database, now: Date) throws {
+    static func apply(_ outcome: DeliveryOutcome, to notification: PendingNotification, _ db: Database, now: Date)
+        throws
+    {
         switch outcome {
         case .delivered:
             try db.execute(
@@ -56,20 +61,27 @@ extension SQLiteRegistryStore {
                 arguments: [seconds(now), error, notification.id])
         case .gone:
             let column = notification.channel == .webhook ? "webhookURL" : "ntfyURL"
-            try db.execute(sql: "UPDATE bike SET \(column) = NULL WHERE id = ? AND \(column) = ?", arguments: [notification.bikeId, notification.target])
+            try db.execute(
+                sql: "UPDATE bike SET \(column) = NULL WHERE id = ? AND \(column) = ?",
+                arguments: [notification.bikeId, notification.target])
             try db.execute(
                 sql: """
                     UPDATE notification SET abandonedAt = ?, attempts = attempts + CASE WHEN id = ? THEN 1 ELSE 0 END, lastError = 'the endpoint answered 410 Gone'
                     WHERE bikeId = ? AND channel = ? AND target = ? AND deliveredAt IS NULL AND abandonedAt IS NULL
                     """,
-                arguments: [seconds(now), notification.id, notification.bikeId, notification.channel.rawValue, notification.target])
+                arguments: [
+                    seconds(now), notification.id, notification.bikeId, notification.channel.rawValue,
+                    notification.target,
+                ])
         }
     }
 
     public func nextNotificationDue() async throws -> Date? {
         try await pool.read { db in
-            try Double.fetchOne(db, sql: "SELECT min(nextAttemptAt) FROM notification WHERE deliveredAt IS NULL AND abandonedAt IS NULL")
-                .map(Self.date)
+            try Double.fetchOne(
+                db, sql: "SELECT min(nextAttemptAt) FROM notification WHERE deliveredAt IS NULL AND abandonedAt IS NULL"
+            )
+            .map(Self.date)
         }
     }
 
@@ -91,7 +103,8 @@ extension PendingNotification {
     init?(row: Row) {
         guard let channel = Channel(rawValue: row[2]) else { return nil }
         self.init(
-            id: row[0], bikeId: row[1], channel: channel, target: row[3], payload: row[4], attempts: row[5], webhookSecret: row[6],
+            id: row[0], bikeId: row[1], channel: channel, target: row[3], payload: row[4], attempts: row[5],
+            webhookSecret: row[6],
             createdAt: SQLiteRegistryStore.date(row[7]))
     }
 }

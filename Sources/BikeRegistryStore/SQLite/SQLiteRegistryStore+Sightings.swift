@@ -11,12 +11,16 @@ extension SQLiteRegistryStore {
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING
                     """,
                 arguments: [
-                    sighting.sightingId, station.id, sighting.bikeId, sighting.kind.rawValue, Self.seconds(sighting.date),
-                    Self.seconds(sighting.firstSeen), Self.seconds(sighting.lastSeen), sighting.proximity, sighting.rssi, sighting.count,
+                    sighting.sightingId, station.id, sighting.bikeId, sighting.kind.rawValue,
+                    Self.seconds(sighting.date),
+                    Self.seconds(sighting.firstSeen), Self.seconds(sighting.lastSeen), sighting.proximity,
+                    sighting.rssi, sighting.count,
                     visit.visitId, Self.seconds(now),
                 ])
             guard db.changesCount > 0 else { return .repeated }
-            guard let bike = try Row.fetchOne(db, sql: "SELECT * FROM bike WHERE id = ?", arguments: [sighting.bikeId]).map(Bike.init(row:)),
+            guard
+                let bike = try Row.fetchOne(db, sql: "SELECT * FROM bike WHERE id = ?", arguments: [sighting.bikeId])
+                    .map(Bike.init(row:)),
                 bike.missing
             else { return .recorded(notifications: 0) }
             var inserted = 0
@@ -27,7 +31,8 @@ extension SQLiteRegistryStore {
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
                         """,
                     arguments: [
-                        row.id, bike.id, visit.visitId, row.type.rawValue, row.channel.rawValue, row.target, row.payload, Self.seconds(now),
+                        row.id, bike.id, visit.visitId, row.type.rawValue, row.channel.rawValue, row.target,
+                        row.payload, Self.seconds(now),
                         Self.seconds(now),
                     ])
                 inserted += db.changesCount
@@ -50,20 +55,25 @@ extension SQLiteRegistryStore {
             ).map { row in
                 OwnerSighting(
                     kind: row[0], seenAt: Self.date(row[1]), firstSeen: Self.date(row[2]), lastSeen: Self.date(row[3]),
-                    station: .init(name: row[4], latitude: row[5], longitude: row[6]), proximity: row[7], rssi: row[8], visitId: row[9])
+                    station: .init(name: row[4], latitude: row[5], longitude: row[6]), proximity: row[7], rssi: row[8],
+                    visitId: row[9])
             }
         }
     }
 
     public func hasSighting(_ id: String) async throws -> Bool {
-        try await pool.read { db in try Bool.fetchOne(db, sql: "SELECT 1 FROM sighting WHERE id = ?", arguments: [id.lowercased()]) ?? false }
+        try await pool.read { db in
+            try Bool.fetchOne(db, sql: "SELECT 1 FROM sighting WHERE id = ?", arguments: [id.lowercased()]) ?? false
+        }
     }
 
     public func purge(before cutoff: Date) async throws -> Int {
         try await pool.write { db in
             try db.execute(sql: "DELETE FROM sighting WHERE receivedAt < ?", arguments: [Self.seconds(cutoff)])
             let sightings = db.changesCount
-            try db.execute(sql: "DELETE FROM notification WHERE coalesce(deliveredAt, abandonedAt) < ?", arguments: [Self.seconds(cutoff)])
+            try db.execute(
+                sql: "DELETE FROM notification WHERE coalesce(deliveredAt, abandonedAt) < ?",
+                arguments: [Self.seconds(cutoff)])
             return sightings
         }
     }

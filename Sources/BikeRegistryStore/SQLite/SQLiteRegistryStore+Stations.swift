@@ -6,7 +6,8 @@ extension SQLiteRegistryStore {
         let new = try NewStationRecord(name: name, latitude: latitude, longitude: longitude)
         let added = try await pool.write { db in
             try db.execute(
-                sql: "INSERT INTO station (name, keyHash, latitude, longitude, createdAt) VALUES (?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING",
+                sql:
+                    "INSERT INTO station (name, keyHash, latitude, longitude, createdAt) VALUES (?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING",
                 arguments: [new.name, Secrets.hash(new.key), new.latitude, new.longitude, Self.seconds(now)])
             guard db.changesCount > 0 else { return false }
             try db.execute(sql: "UPDATE stationsVersion SET version = version + 1")
@@ -31,7 +32,9 @@ extension SQLiteRegistryStore {
 
     public func revokeStation(name: String, now: Date) async throws -> Bool {
         try await pool.write { db in
-            try db.execute(sql: "UPDATE station SET revokedAt = ? WHERE name = ? AND revokedAt IS NULL", arguments: [Self.seconds(now), name])
+            try db.execute(
+                sql: "UPDATE station SET revokedAt = ? WHERE name = ? AND revokedAt IS NULL",
+                arguments: [Self.seconds(now), name])
             guard db.changesCount > 0 else { return false }
             try db.execute(sql: "UPDATE stationsVersion SET version = version + 1")
             return true
@@ -40,7 +43,9 @@ extension SQLiteRegistryStore {
 
     public func station(keyHash: String) async throws -> Station? {
         try await pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM station WHERE keyHash = ? AND revokedAt IS NULL", arguments: [keyHash]).map(Station.init(row:))
+            try Row.fetchOne(
+                db, sql: "SELECT * FROM station WHERE keyHash = ? AND revokedAt IS NULL", arguments: [keyHash]
+            ).map(Station.init(row:))
         }
     }
 
@@ -49,7 +54,8 @@ extension SQLiteRegistryStore {
         try await pool.write { db in
             for (id, refresh) in refreshes {
                 try db.execute(
-                    sql: "UPDATE station SET lastRefreshAt = max(coalesce(lastRefreshAt, 0), ?), userAgent = coalesce(?, userAgent) WHERE id = ?",
+                    sql:
+                        "UPDATE station SET lastRefreshAt = max(coalesce(lastRefreshAt, 0), ?), userAgent = coalesce(?, userAgent) WHERE id = ?",
                     arguments: [Self.seconds(refresh.at), refresh.userAgent, id])
             }
         }
@@ -57,7 +63,9 @@ extension SQLiteRegistryStore {
 
     public func stationsRefreshed(since date: Date) async throws -> Int {
         try await pool.read { db in
-            try Int.fetchOne(db, sql: "SELECT count(*) FROM station WHERE revokedAt IS NULL AND lastRefreshAt >= ?", arguments: [Self.seconds(date)]) ?? 0
+            try Int.fetchOne(
+                db, sql: "SELECT count(*) FROM station WHERE revokedAt IS NULL AND lastRefreshAt >= ?",
+                arguments: [Self.seconds(date)]) ?? 0
         }
     }
 }
@@ -65,9 +73,12 @@ extension SQLiteRegistryStore {
 extension Station {
     init(row: Row) {
         self.init(
-            id: row["id"], name: row["name"], keyHash: row["keyHash"], latitude: row["latitude"], longitude: row["longitude"],
-            createdAt: SQLiteRegistryStore.date(row["createdAt"]), revokedAt: (row["revokedAt"] as Double?).map(SQLiteRegistryStore.date),
+            id: row["id"], name: row["name"], keyHash: row["keyHash"], latitude: row["latitude"],
+            longitude: row["longitude"],
+            createdAt: SQLiteRegistryStore.date(row["createdAt"]),
+            revokedAt: (row["revokedAt"] as Double?).map(SQLiteRegistryStore.date),
             lastRefreshAt: (row["lastRefreshAt"] as Double?).map(SQLiteRegistryStore.date),
-            lastSightingAt: (row["lastSightingAt"] as Double?).map(SQLiteRegistryStore.date), userAgent: row["userAgent"])
+            lastSightingAt: (row["lastSightingAt"] as Double?).map(SQLiteRegistryStore.date),
+            userAgent: row["userAgent"])
     }
 }
