@@ -18,7 +18,7 @@ public final class BlueZCapture {
     }
 
     /// One configured adapter and its scan; `scanning` false while it is away or not yet restarted.
-    final class Channel {
+    final class AdapterSlot {
         let name: String
         let scan: BlueZScan
         var scanning = false
@@ -47,7 +47,7 @@ public final class BlueZCapture {
     private let onReport: (HCICapture.Report) -> Void
     private let bus: DBusConnection
     private let monitor: MonitorSocket?
-    private let channels: [Channel]
+    private let slots: [AdapterSlot]
     private var devices: [String: Device] = [:]
     private let packets = PacketBatch(capacity: HCICapture.batch)
     private var roundTime: Int64
@@ -73,15 +73,15 @@ public final class BlueZCapture {
                 .noAdapter, "cannot reach bluetoothd on the system bus (is bluetooth.service running?): \(error)")
         }
         roundTime = SystemTime.monotonicNanoseconds()
-        var channels: [Channel] = []
+        var slots: [AdapterSlot] = []
         for adapter in adapters {
             let index = try HCISocket.deviceID(named: adapter)
-            channels.append(
-                Channel(
+            slots.append(
+                AdapterSlot(
                     name: adapter, scan: BlueZScan(index: index, regions: regions), policy: settings.recovery,
                     now: roundTime))
         }
-        self.channels = channels
+        self.slots = slots
         if let monitor { pollers.append(pollfd(fd: monitor.descriptor, events: Int16(POLLIN), revents: 0)) }
         if let fd = bus.fileDescriptor { pollers.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
         do {
@@ -97,12 +97,12 @@ public final class BlueZCapture {
         } catch {
             throw HCIError(.io, "cannot subscribe to bluetoothd's signals: \(error)")
         }
-        for channel in channels {
-            let scan = channel.scan
+        for slot in slots {
+            let scan = slot.scan
             scan.onDeviceFound = { [unowned self] path in deviceFound(path) }
-            channel.recovery = AdapterRecovery(
+            slot.recovery = AdapterRecovery(
                 deviceID: scan.index,
-                rescan: { [unowned self] () throws(HCIError) in try restart(channel) },
+                rescan: { [unowned self] () throws(HCIError) in try restart(slot) },
                 powerCycle: { [unowned self] () throws(HCIError) in
                     do throws(DBusError) {
                         try scan.setPowered(false, on: bus, serving: dispatch)
@@ -124,10 +124,10 @@ public final class BlueZCapture {
     @discardableResult
     public func start() throws(HCIError) -> [String] {
         var methods: [String] = []
-        for channel in channels {
+        for slot in slots {
             do throws(DBusError) {
-                methods.append(try channel.scan.start(on: bus, serving: dispatch).rawValue)
-                channel.scanning = true
+                methods.append(try slot.scan.start(on: bus, serving: dispatch).rawValue)
+                slot.scanning = true
             } catch {
                 if error.name.hasSuffix("ServiceUnknown") || error.name.hasSuffix("NameHasNoOwner") {
                     throw HCIError(
@@ -136,31 +136,31 @@ public final class BlueZCapture {
                     )
                 }
                 throw HCIError(
-                    error.name.hasSuffix("AccessDenied") ? .permission : .noAdapter, "\(channel.name): \(error)")
+                    error.name.hasSuffix("AccessDenied") ? .permission : .noAdapter, "\(slot.name): \(error)")
             }
         }
         roundTime = SystemTime.monotonicNanoseconds()
-        for channel in channels { channel.lastHeard = roundTime }
+        for slot in slots { slot.lastHeard = roundTime }
         return methods
     }
 
     public func stop() {
-        for channel in channels where channel.scanning {
-            channel.scanning = false
-            channel.scan.stop(on: bus, serving: dispatch)
+        for slot in slots where slot.scanning {
+            slot.scanning = false
+            slot.scan.stop(on: bus, serving: dispatch)
         }
     }
 
     /// Liveness evidence for `adapter` when the settings say adverts alone are not enough.
     public func heard(adapter: UInt16?) {
-        for channel in channels where channel.scan.index == adapter { channel.lastHeard = roundTime }
+        for slot in slots where slot.scan.index == adapter { slot.lastHeard = roundTime }
     }
 
     /// Waits up to `timeoutMilliseconds`, hands every advertising event to `body` (borrowed), answers
     /// bluetoothd, runs the watchdogs. Returns how many events were handed on.
     @discardableResult
     public func poll(timeoutMilliseconds: Int32, _ body: (CaptureRecord) throws -> Void) throws -> Int {
-        let deadline = HCICapture.nextDecision(of: channels.lazy.map { ($0.scanning ? $0.ladder : nil, $0.lastHeard) })
+        let deadline = HCICapture.nextDecision(of: slots.lazy.map { ($0.scanning ? $0.ladder : nil, $0.lastHeard) })
         let wait = HCICapture.wait(timeoutMilliseconds, until: deadline)
         let ready = pollers.withUnsafeMutableBufferPointer { Glibc.poll($0.baseAddress, nfds_t($0.count), wait) }
         if ready < 0 && errno != EINTR { throw HCISocket.failure(errno, "wait for", name: "the adapters") }
@@ -198,11 +198,11 @@ public final class BlueZCapture {
                 let packet = packets[packetIndex]
                 let (opcode, index, length) = MonitorSocket.header(packet)
                 guard opcode == MonitorSocket.Opcode.event.rawValue,
-                    let channel = channels.first(where: { $0.scan.index == index })
+                    let slot = slots.first(where: { $0.scan.index == index })
                 else { continue }
                 let payload = UnsafeRawBufferPointer(rebasing: packet[6..<(6 + length)])
                 if settings.livenessFromAnyAdvert && LEMetaEvent.carriesAdvertisingReports(payload) {
-                    channel.lastHeard = roundTime
+                    slot.lastHeard = roundTime
                 }
                 count += 1
                 try body(
@@ -219,7 +219,7 @@ public final class BlueZCapture {
     /// Everything that arrives on the bus: calls to the monitor objects, adapters coming and going, and (dbus
     /// mode) device properties.
     private func dispatch(_ message: DBusMessage) {
-        for channel in channels where channel.scan.serve(message, on: bus) { return }
+        for slot in slots where slot.scan.serve(message, on: bus) { return }
         if message.kind == .methodCall {
             bus.send(
                 message.error(
@@ -231,10 +231,10 @@ public final class BlueZCapture {
         switch (message.interface, message.member) {
         case ("org.freedesktop.DBus.ObjectManager", "InterfacesAdded"):
             guard let object = arguments.first?.string, let interfaces = arguments.dropFirst().first else { return }
-            if let channel = channels.first(where: { $0.scan.path == object }),
-                interfaces[BlueZScan.adapterInterface] != nil, !channel.scanning
+            if let slot = slots.first(where: { $0.scan.path == object }),
+                interfaces[BlueZScan.adapterInterface] != nil, !slot.scanning
             {
-                channel.nextRetry = 0  // back: take it up at the next maintenance
+                slot.nextRetry = 0  // back: take it up at the next maintenance
             }
             if mode == .dbus, let device = interfaces["org.bluez.Device1"] {
                 update(object, with: device, announce: true)
@@ -246,32 +246,32 @@ public final class BlueZCapture {
                     if case .array(_, let items) = value { return items.compactMap(\.string) }
                     return []
                 } ?? []
-            if let channel = channels.first(where: { $0.scan.path == object }),
-                names.contains(BlueZScan.adapterInterface), channel.scanning
+            if let slot = slots.first(where: { $0.scan.path == object }),
+                names.contains(BlueZScan.adapterInterface), slot.scanning
             {
-                channel.scanning = false
-                channel.nextRetry = roundTime + settings.reopenMilliseconds * 1_000_000
+                slot.scanning = false
+                slot.nextRetry = roundTime + settings.reopenMilliseconds * 1_000_000
                 onReport(
                     HCICapture.Report(
-                        adapter: channel.name,
-                        event: .gone(HCIError(.noAdapter, "bluetoothd lost hci\(channel.scan.index)"))))
+                        adapter: slot.name,
+                        event: .gone(HCIError(.noAdapter, "bluetoothd lost hci\(slot.scan.index)"))))
             }
             if names.contains("org.bluez.Device1") { devices[object] = nil }
         case ("org.freedesktop.DBus", "NameOwnerChanged"):
             guard arguments.first?.string == BlueZScan.service else { return }
             let owner = arguments.count > 2 ? arguments[2].string ?? "" : ""
-            for channel in channels {
-                if channel.scanning {
-                    channel.scanning = false
-                    channel.scan.forget()
+            for slot in slots {
+                if slot.scanning {
+                    slot.scanning = false
+                    slot.scan.forget()
                     onReport(
                         HCICapture.Report(
-                            adapter: channel.name,
+                            adapter: slot.name,
                             event: .gone(
                                 HCIError(.noAdapter, owner.isEmpty ? "bluetoothd stopped" : "bluetoothd restarted"))))
                 }
                 // Take the adapters up again as soon as the new bluetoothd is there (it may still be starting).
-                channel.nextRetry = owner.isEmpty ? roundTime + settings.reopenMilliseconds * 1_000_000 : 0
+                slot.nextRetry = owner.isEmpty ? roundTime + settings.reopenMilliseconds * 1_000_000 : 0
             }
             devices.removeAll()
         case ("org.freedesktop.DBus.Properties", "PropertiesChanged"):
@@ -300,7 +300,7 @@ public final class BlueZCapture {
     /// queues a synthesised advertising report.
     private func update(_ path: String, with properties: DBusValue, announce: Bool) {
         guard let (adapter, address) = BlueZAdvert.device(path: path),
-            channels.contains(where: { $0.scan.index == adapter })
+            slots.contains(where: { $0.scan.index == adapter })
         else { return }
         var device = devices[path] ?? Device()
         if let type = properties["AddressType"]?.string { device.random = type == "random" }
@@ -321,31 +321,31 @@ public final class BlueZCapture {
 
     /// The watchdogs, and taking up adapters that came back.
     private func maintain() {
-        for channel in channels {
-            if channel.scanning {
-                channel.recovery.watch(
-                    &channel.ladder, now: roundTime, lastHeard: channel.lastHeard, adapter: channel.name,
+        for slot in slots {
+            if slot.scanning {
+                slot.recovery.watch(
+                    &slot.ladder, now: roundTime, lastHeard: slot.lastHeard, adapter: slot.name,
                     report: onReport)
-            } else if roundTime >= channel.nextRetry {
-                channel.nextRetry = roundTime + settings.reopenMilliseconds * 1_000_000
-                if (try? channel.scan.start(on: bus, serving: dispatch)) != nil {
-                    channel.scanning = true
-                    channel.lastHeard = roundTime
-                    channel.ladder = settings.recovery.map(RecoveryLadder.init(policy:))
+            } else if roundTime >= slot.nextRetry {
+                slot.nextRetry = roundTime + settings.reopenMilliseconds * 1_000_000
+                if (try? slot.scan.start(on: bus, serving: dispatch)) != nil {
+                    slot.scanning = true
+                    slot.lastHeard = roundTime
+                    slot.ladder = settings.recovery.map(RecoveryLadder.init(policy:))
                     onReport(
-                        HCICapture.Report(adapter: channel.name, event: .back(channel.scan.method?.rawValue ?? "")))
+                        HCICapture.Report(adapter: slot.name, event: .back(slot.scan.method?.rawValue ?? "")))
                 }
             }
         }
     }
 
     /// The ladder's rescan: ask bluetoothd again from scratch.
-    private func restart(_ channel: Channel) throws(HCIError) {
-        channel.scan.stop(on: bus, serving: dispatch)
+    private func restart(_ slot: AdapterSlot) throws(HCIError) {
+        slot.scan.stop(on: bus, serving: dispatch)
         do throws(DBusError) {
-            try channel.scan.start(on: bus, serving: dispatch)
+            try slot.scan.start(on: bus, serving: dispatch)
         } catch {
-            throw HCIError(.io, "restarting the scan on \(channel.name): \(error)")
+            throw HCIError(.io, "restarting the scan on \(slot.name): \(error)")
         }
     }
 }

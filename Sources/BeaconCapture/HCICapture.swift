@@ -54,7 +54,7 @@ public final class HCICapture {
     }
 
     /// One configured adapter: open, or away (`open` nil), with its ladder.
-    final class Channel {
+    final class AdapterSlot {
         let name: String
         var open: Open?
         var ladder: RecoveryLadder?
@@ -73,13 +73,13 @@ public final class HCICapture {
     static let batchesPerPoll = 4
     static let batch = 64
     private let settings: Settings
-    private let channels: [Channel]
+    private let slots: [AdapterSlot]
     private let onReport: (Report) -> Void
     private let openManagement: () throws(HCIError) -> MgmtSocket
     private let rfkillPath: String
     private let packets = PacketBatch(capacity: HCICapture.batch)
     private var pollers: [pollfd] = []
-    private var polled: [Channel] = []
+    private var polled: [AdapterSlot] = []
     /// Monotonic time of the current poll round: one clock read per round, not per advert.
     private var roundTime: Int64
 
@@ -93,12 +93,12 @@ public final class HCICapture {
         openManagement = { () throws(HCIError) in try MgmtSocket() }
         rfkillPath = "/dev/rfkill"
         roundTime = SystemTime.monotonicNanoseconds()
-        var channels: [Channel] = []
+        var slots: [AdapterSlot] = []
         for adapter in adapters {
             let open = Self.prepare(try Self.open(adapter), settings, openManagement, rfkillPath)
-            channels.append(Channel(name: adapter, open: open, policy: settings.recovery, now: roundTime))
+            slots.append(AdapterSlot(name: adapter, open: open, policy: settings.recovery, now: roundTime))
         }
-        self.channels = channels
+        self.slots = slots
         rebuildPollers()
     }
 
@@ -122,8 +122,8 @@ public final class HCICapture {
         self.rfkillPath = rfkillPath
         let now = SystemTime.monotonicNanoseconds()
         roundTime = now
-        channels = sockets.map { socket in
-            Channel(
+        slots = sockets.map { socket in
+            AdapterSlot(
                 name: socket.name, open: Self.prepare(socket, settings, openManagement, rfkillPath),
                 policy: settings.recovery, now: now)
         }
@@ -155,32 +155,32 @@ public final class HCICapture {
     }
 
     /// The configured names, and whether each is open now.
-    public var adapters: [(name: String, present: Bool)] { channels.map { ($0.name, $0.open != nil) } }
+    public var adapters: [(name: String, present: Bool)] { slots.map { ($0.name, $0.open != nil) } }
 
     /// Starts passive scanning on every adapter; returns each one's mode.
     @discardableResult
     public func start() throws(HCIError) -> [HCIScanner.Mode] {
         var modes: [HCIScanner.Mode] = []
-        for channel in channels {
-            guard let open = channel.open else { continue }
+        for slot in slots {
+            guard let open = slot.open else { continue }
             modes.append(
                 try open.scanner.start(
                     intervalMilliseconds: settings.intervalMilliseconds, windowMilliseconds: settings.windowMilliseconds
                 ))
         }
         roundTime = SystemTime.monotonicNanoseconds()
-        for channel in channels { channel.lastHeard = roundTime }
+        for slot in slots { slot.lastHeard = roundTime }
         return modes
     }
 
     /// Disables the scans `start` enabled.
     public func stop() {
-        for channel in channels { channel.open?.scanner.stop() }
+        for slot in slots { slot.open?.scanner.stop() }
     }
 
     /// Liveness evidence for `adapter` (a device id) when the settings say adverts alone are not enough.
     public func heard(adapter: UInt16?) {
-        for channel in channels where channel.open?.socket.deviceID == adapter { channel.lastHeard = roundTime }
+        for slot in slots where slot.open?.socket.deviceID == adapter { slot.lastHeard = roundTime }
     }
 
     /// Waits up to `timeoutMilliseconds` for events and hands each to `body` (borrowed: valid during the call),
@@ -188,7 +188,7 @@ public final class HCICapture {
     @discardableResult
     public func poll(timeoutMilliseconds: Int32, _ body: (CaptureRecord) throws -> Void) throws -> Int {
         let wait = Self.wait(
-            timeoutMilliseconds, until: Self.nextDecision(of: channels.lazy.map { ($0.ladder, $0.lastHeard) }))
+            timeoutMilliseconds, until: Self.nextDecision(of: slots.lazy.map { ($0.ladder, $0.lastHeard) }))
         let ready = pollers.withUnsafeMutableBufferPointer { Glibc.poll($0.baseAddress, nfds_t($0.count), wait) }
         if ready < 0 && errno != EINTR { throw HCISocket.failure(errno, "wait for", name: "the adapters") }
         if ready > 0 { Self.gather(settings.gatherMilliseconds) }
@@ -198,15 +198,15 @@ public final class HCICapture {
         var count = 0
         var lost = false
         for index in pollers.indices where ready > 0 && pollers[index].revents != 0 {
-            let channel = polled[index]
-            guard let socket = channel.open?.socket else { continue }
+            let slot = polled[index]
+            guard let socket = slot.open?.socket else { continue }
             // Everything waiting, a batch of packets per system call.
             batches: for _ in 0..<Self.batchesPerPoll {
                 let received: Int
                 do {
                     received = try socket.receive(into: packets)
                 } catch {
-                    drop(channel, error)
+                    drop(slot, error)
                     lost = true
                     break batches
                 }
@@ -214,7 +214,7 @@ public final class HCICapture {
                     let packet = packets[packetIndex]
                     count += 1
                     if settings.livenessFromAnyAdvert && Self.isAdvertisingReport(packet) {
-                        channel.lastHeard = roundTime
+                        slot.lastHeard = roundTime
                     }
                     try body(
                         CaptureRecord(
@@ -232,15 +232,15 @@ public final class HCICapture {
     /// The watchdogs, and reopening adapters that went away.
     private func maintain() {
         var reopened = false
-        for channel in channels {
-            if let recovery = channel.open?.recovery {
+        for slot in slots {
+            if let recovery = slot.open?.recovery {
                 recovery.watch(
-                    &channel.ladder, now: roundTime, lastHeard: channel.lastHeard, adapter: channel.name,
+                    &slot.ladder, now: roundTime, lastHeard: slot.lastHeard, adapter: slot.name,
                     report: onReport)
-            } else if roundTime >= channel.nextReopen {
-                channel.nextReopen = roundTime + settings.reopenMilliseconds * 1_000_000
-                if let mode = reopen(channel) {
-                    onReport(Report(adapter: channel.name, event: .back(mode.rawValue)))
+            } else if roundTime >= slot.nextReopen {
+                slot.nextReopen = roundTime + settings.reopenMilliseconds * 1_000_000
+                if let mode = reopen(slot) {
+                    onReport(Report(adapter: slot.name, event: .back(mode.rawValue)))
                     reopened = true
                 }
             }
@@ -248,21 +248,21 @@ public final class HCICapture {
         if reopened { rebuildPollers() }
     }
 
-    private func drop(_ channel: Channel, _ error: HCIError) {
-        channel.open = nil
-        channel.nextReopen = roundTime + settings.reopenMilliseconds * 1_000_000
-        onReport(Report(adapter: channel.name, event: .gone(error)))
+    private func drop(_ slot: AdapterSlot, _ error: HCIError) {
+        slot.open = nil
+        slot.nextReopen = roundTime + settings.reopenMilliseconds * 1_000_000
+        onReport(Report(adapter: slot.name, event: .gone(error)))
     }
 
     /// Opens and starts an adapter that went away; nil while it is still away (or not yet up).
-    private func reopen(_ channel: Channel) -> HCIScanner.Mode? {
+    private func reopen(_ slot: AdapterSlot) -> HCIScanner.Mode? {
         do {
-            let open = Self.prepare(try Self.open(channel.name), settings, openManagement, rfkillPath)
+            let open = Self.prepare(try Self.open(slot.name), settings, openManagement, rfkillPath)
             let mode = try open.scanner.start(
                 intervalMilliseconds: settings.intervalMilliseconds, windowMilliseconds: settings.windowMilliseconds)
-            channel.open = open
-            channel.ladder = settings.recovery.map(RecoveryLadder.init(policy:))
-            channel.lastHeard = roundTime
+            slot.open = open
+            slot.ladder = settings.recovery.map(RecoveryLadder.init(policy:))
+            slot.lastHeard = roundTime
             return mode
         } catch {
             return nil
@@ -282,7 +282,7 @@ public final class HCICapture {
     }
 
     private func rebuildPollers() {
-        polled = channels.filter { $0.open != nil }
+        polled = slots.filter { $0.open != nil }
         pollers = polled.map { pollfd(fd: $0.open!.socket.descriptor, events: Int16(POLLIN), revents: 0) }
     }
 

@@ -18,10 +18,10 @@ public struct CaptureService: Service {
     public func run() async throws {
         source.start(into: ring)
         ready()
-        logger.info("capture started", metadata: ["capture.backend": "\(source.monitor.current.backend)"])
+        logger.info("capture started", metadata: ["capture.backend": "\(source.status.current.backend)"])
         // Watch for a source that gives up (the group then fails, and systemd restarts the daemon), until shutdown.
         while !Task.isShuttingDownGracefully {
-            let snapshot = source.monitor.current
+            let snapshot = source.status.current
             if snapshot.state == .failed {
                 source.stop()
                 await source.waitUntilStopped()

@@ -4,7 +4,7 @@ public import BeaconWire
 /// Where adverts come from: a radio (`LiveCapture`) or a recorded capture (`ReplayCapture`). A source produces on its own
 /// thread into the ring (the only producer), reports through its monitor, and stops when asked.
 public protocol CaptureSource: Sendable {
-    var monitor: CaptureMonitor { get }
+    var status: CaptureStatus { get }
     /// Starts producing on a thread of its own; returns at once. Called once.
     func start(into ring: AdvertRing)
     /// Asks the thread to stop; `waitUntilStopped` returns once it has.

@@ -77,7 +77,7 @@ public struct Daemon: Sendable {
             return 1
         }
         await parts.close(logger: logger)
-        if parts.capture.monitor.current.state == .failed { return 1 }
+        if parts.capture.status.current.state == .failed { return 1 }
         logger.info("stopped cleanly")
         return 0
     }
@@ -151,7 +151,7 @@ public struct Daemon: Sendable {
         let collector = StatusCollector(
             version: ReleaseVersion.current, startedAt: SystemTime.wallMilliseconds(),
             startedMonotonic: SystemTime.monotonicNanoseconds(),
-            capture: capture.monitor, engine: engine.monitor, refresher: { refresher.status },
+            capture: capture.status, engine: engine.status, refresher: { refresher.status },
             poster: { poster.statistics },
             outbox: outbox, stationBeacon: configuration.stationBeacon, clocks: clocks)
 

@@ -66,7 +66,7 @@ final class EngineLoop {
             // (a replay's by minutes of capture), and visits whose next adverts wait there would be closed,
             // or their reports moved, depending on how far the engine had got (a replay's ids would differ
             // from run to run). The adverts' own times move the engine on meanwhile.
-            if !capture.monitor.ended && ring.statistics.depth == 0 {
+            if !capture.status.ended && ring.statistics.depth == 0 {
                 now = max(now, captureNow)
                 engine.expire(now: now, into: &sightings)
                 take()
@@ -74,7 +74,7 @@ final class EngineLoop {
             commit()
             service.publish(engine, now: now, monotonic: monotonic)
         }
-        if !finished && capture.monitor.current.state == .finished && ring.statistics.depth == 0 {
+        if !finished && capture.status.current.state == .finished && ring.statistics.depth == 0 {
             // The replay is over: close the visits still open at their last-seen time, as `replay` does.
             drain()
             engine.finish(into: &sightings)
@@ -83,7 +83,7 @@ final class EngineLoop {
             service.publish(engine, now: now, monotonic: monotonic)
             service.logger.info(
                 "capture ended; every advert processed",
-                metadata: ["capture.state": "\(capture.monitor.current.state.rawValue)"])
+                metadata: ["capture.state": "\(capture.status.current.state.rawValue)"])
         }
         if finished && service.exitWhenDrained && pending.isEmpty, (try? service.outbox.statistics().depth) == 0 {
             return .drained
@@ -146,16 +146,16 @@ final class EngineLoop {
 
     private func commit() {
         guard !pending.isEmpty else { return }
-        let monitor = service.monitor
+        let status = service.status
         let logger = service.logger
         do {
             try service.outbox.enqueue(pending, now: SystemTime.wallMilliseconds())
             pending.removeAll(keepingCapacity: true)
-            monitor.update { $0.commitError = nil }
-            service.poster()
+            status.update { $0.commitError = nil }
+            service.nudgePoster()
         } catch {
             let count = pending.count
-            monitor.update {
+            status.update {
                 if $0.commitError == nil {
                     logger.error(
                         "outbox cannot take sightings; keeping them in memory", metadata: ["error": "\(error)"])
@@ -164,6 +164,6 @@ final class EngineLoop {
                 $0.uncommitted = count
             }
         }
-        monitor.update { [count = pending.count] in $0.uncommitted = count }
+        status.update { [count = pending.count] in $0.uncommitted = count }
     }
 }

@@ -18,7 +18,8 @@ public final class EngineService: Service {
     let capture: any CaptureSource
     let mailbox: MissingSetMailbox
     let outbox: Outbox
-    let poster: @Sendable () -> Void
+    /// Wakes the poster: a sighting is in the outbox.
+    let nudgePoster: @Sendable () -> Void
     let location: (latitude: Double, longitude: Double)
     let exitWhenDrained: Bool
     let onSighting: @Sendable (Sighting) -> Void
@@ -27,7 +28,7 @@ public final class EngineService: Service {
     let clocks: (@Sendable () -> ClockReading)?
     /// How often visits are timed out by the clock and the rates taken (a test makes it short).
     let tick: Duration
-    public let monitor = EngineMonitor()
+    public let status = EngineStatus()
 
     public init(
         configuration: EngineConfiguration, location: (latitude: Double, longitude: Double), ring: AdvertRing,
@@ -44,7 +45,7 @@ public final class EngineService: Service {
         self.capture = capture
         self.mailbox = mailbox
         self.outbox = outbox
-        self.poster = nudgePoster
+        self.nudgePoster = nudgePoster
         self.exitWhenDrained = exitWhenDrained
         self.onSighting = onSighting
         self.logger = logger
@@ -69,13 +70,13 @@ public final class EngineService: Service {
     }
 
     func publish(_ engine: borrowing RangingEngine<CaptureTime>, now: CaptureTime, monotonic: Int64) {
-        let capture = capture.monitor.current
+        let capture = capture.status.current
         let station = engine.station(now: now)
         let counters = engine.counters
         let openVisits = engine.openVisits
         let missing = engine.missing.count
         let ring = ring.statistics
-        monitor.update {
+        status.update {
             $0.heartbeat = monotonic
             $0.counters = counters
             $0.openVisits = openVisits

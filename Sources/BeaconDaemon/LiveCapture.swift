@@ -16,7 +16,7 @@ import Foundation
 /// has a stall watchdog that climbs the recovery ladder, and an adapter that goes away is taken up again
 /// when it comes back; both are logged and counted in the status.
 public final class LiveCapture: CaptureSource {
-    public let monitor: CaptureMonitor
+    public let status: CaptureStatus
     private let radio: UncheckedRadio
     private let station: BeaconIdentity?
     private let thread = CaptureThread()
@@ -33,11 +33,11 @@ public final class LiveCapture: CaptureSource {
         settings.livenessFromAnyAdvert = configuration.stationBeacon == nil
         settings.gatherMilliseconds = configuration.captureGatherMilliseconds
         let backend = configuration.backend
-        let monitor = CaptureMonitor(backend: backend.rawValue, sources: configuration.adapters)
-        let onReport = { (report: HCICapture.Report) in LiveCapture.record(report, in: monitor, logger: logger) }
+        let status = CaptureStatus(backend: backend.rawValue, sources: configuration.adapters)
+        let onReport = { (report: HCICapture.Report) in LiveCapture.record(report, in: status, logger: logger) }
         let (radio, methods) = try backend.open(
             adapters: configuration.adapters, regions: configuration.regions, settings: settings, onReport: onReport)
-        monitor.update { snapshot in
+        status.update { snapshot in
             for (adapter, method) in zip(configuration.adapters, methods) {
                 snapshot.adapterStates[adapter] = "scanning (\(method))"
             }
@@ -46,7 +46,7 @@ public final class LiveCapture: CaptureSource {
             "scanning",
             metadata: ["capture.backend": "\(backend)", "capture.method": "\(methods.joined(separator: ","))"])
         self.radio = UncheckedRadio(radio)
-        self.monitor = monitor
+        self.status = status
         station = configuration.stationBeacon
     }
 
@@ -71,9 +71,9 @@ public final class LiveCapture: CaptureSource {
         var adverts: UInt64 = 0
         var beacons: UInt64 = 0
         var lastPublished = SystemTime.monotonicNanoseconds()
-        func publish(_ state: CaptureMonitor.State? = nil, error: String? = nil) {
+        func publish(_ state: CaptureStatus.State? = nil, error: String? = nil) {
             let decode = decoder.counters
-            monitor.update {
+            status.update {
                 if let state { $0.state = state }
                 if let error { $0.lastError = error }
                 $0.decode = decode
@@ -116,34 +116,34 @@ public final class LiveCapture: CaptureSource {
     }
 
     /// Logs what happened to an adapter and keeps its state and the recovery count for `status`.
-    static func record(_ report: HCICapture.Report, in monitor: CaptureMonitor, logger: Logger) {
+    static func record(_ report: HCICapture.Report, in status: CaptureStatus, logger: Logger) {
         let adapter: Logger.Metadata = ["adapter": "\(report.adapter)"]
         switch report.event {
         case .ladder(.stalled(let silence)):
             logger.warning("scan stalled: no advert for \(silence / 1_000_000_000) s; recovering", metadata: adapter)
         case .ladder(.take(let step)):
             logger.notice("recovery: \(step)", metadata: adapter)
-            monitor.update {
+            status.update {
                 $0.recoveries += 1
                 $0.adapterStates[report.adapter] = "recovering: \(step)"
             }
         case .ladder(.recovered(let step)):
             logger.notice("adverts are back\(step.map { " after: \($0)" } ?? "")", metadata: adapter)
-            monitor.update { $0.adapterStates[report.adapter] = "scanning" }
+            status.update { $0.adapterStates[report.adapter] = "scanning" }
         case .ladder(.gaveUp(let rest)):
             logger.error("recovery failed; next attempt in \(rest / 1_000_000_000) s", metadata: adapter)
-            monitor.update { $0.adapterStates[report.adapter] = "stalled; retrying in \(rest / 1_000_000_000) s" }
+            status.update { $0.adapterStates[report.adapter] = "stalled; retrying in \(rest / 1_000_000_000) s" }
         case .stepFailed(let step, let error):
             logger.warning("recovery step failed: \(step): \(error)", metadata: adapter)
-            monitor.update { $0.lastError = "\(report.adapter): \(step): \(error)" }
+            status.update { $0.lastError = "\(report.adapter): \(step): \(error)" }
         case .gone(let error):
             logger.error(
                 "adapter went away; waiting for it to come back",
                 metadata: adapter.merging(["error": "\(error)"]) { $1 })
-            monitor.update { $0.adapterStates[report.adapter] = "away (\(error))" }
+            status.update { $0.adapterStates[report.adapter] = "away (\(error))" }
         case .back(let mode):
             logger.notice("adapter is back; scanning (\(mode))", metadata: adapter)
-            monitor.update { $0.adapterStates[report.adapter] = "scanning (\(mode))" }
+            status.update { $0.adapterStates[report.adapter] = "scanning (\(mode))" }
         }
     }
 }

@@ -20,7 +20,7 @@ import Glibc
 /// Unlike a radio, a replay never loses an advert to a full ring: it waits for the engine instead, so the
 /// same file always gives the same sightings.
 public final class ReplayCapture: CaptureSource {
-    public let monitor: CaptureMonitor
+    public let status: CaptureStatus
     private let files: UncheckedFiles
     private let speed: Double
     private let thread = CaptureThread()
@@ -32,7 +32,7 @@ public final class ReplayCapture: CaptureSource {
     public init(paths: [String], speed: Double) throws(CaptureFileError) {
         files = UncheckedFiles(try paths.map { path throws(CaptureFileError) in try CaptureFile(path: path) })
         self.speed = max(0, speed)
-        monitor = CaptureMonitor(backend: "replay", sources: paths)
+        status = CaptureStatus(backend: "replay", sources: paths)
     }
 
     public func start(into ring: AdvertRing) { thread.start(name: "beacond-replay") { [self] in play(into: ring) } }
@@ -62,7 +62,7 @@ public final class ReplayCapture: CaptureSource {
 
     private func play(into ring: AdvertRing) {
         var producer = ring.makeProducer()
-        monitor.update { $0.state = .running }
+        status.update { $0.state = .running }
         var fallback = CaptureTime(nanosecondsSinceEpoch: 0)
         var sinceSnapshot = 0
         var decode = DecodeCounters()
@@ -75,7 +75,7 @@ public final class ReplayCapture: CaptureSource {
                 func publish() {
                     sinceSnapshot = 0
                     let counters = file.counters
-                    monitor.update {
+                    status.update {
                         $0.decode = before
                         $0.decode.add(counters)
                         $0.adverts = adverts
@@ -99,20 +99,20 @@ public final class ReplayCapture: CaptureSource {
                             ordering: .releasing)
                     })
             }
-            monitor.update {
+            status.update {
                 $0.state = .finished
                 $0.decode = decode
                 $0.adverts = adverts
                 $0.beaconAdverts = beacons
             }
         } catch is Stop {
-            monitor.update {
+            status.update {
                 $0.state = .stopped
                 $0.adverts = adverts
                 $0.beaconAdverts = beacons
             }
         } catch {
-            monitor.update {
+            status.update {
                 $0.state = .failed
                 $0.lastError = "\(error)"
             }

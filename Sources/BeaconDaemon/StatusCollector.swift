@@ -14,8 +14,8 @@ public struct StatusCollector: Sendable {
     let version: String
     let startedAt: Int64
     let startedMonotonic: Int64
-    let capture: CaptureMonitor
-    let engine: EngineMonitor
+    let capture: CaptureStatus
+    let engine: EngineStatus
     let refresher: @Sendable () -> RegistrySyncStatus
     let poster: @Sendable () -> PosterStatistics
     let outbox: Outbox
@@ -147,7 +147,7 @@ public struct StatusCollector: Sendable {
         return warnings
     }
 
-    private func problems(capture: CaptureMonitor.Snapshot, engine: EngineMonitor.Snapshot, monotonic: Int64)
+    private func problems(capture: CaptureStatus.Snapshot, engine: EngineStatus.Snapshot, monotonic: Int64)
         -> [String]
     {
         var problems: [String] = []

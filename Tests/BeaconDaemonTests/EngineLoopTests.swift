@@ -13,7 +13,7 @@ import Testing
 @Suite struct EngineLoopTests {
     /// A capture source the test feeds by hand: nothing runs on start; its time and state are the test's.
     final class HandFedCapture: CaptureSource {
-        let monitor = CaptureMonitor(backend: "test", sources: [])
+        let status = CaptureStatus(backend: "test", sources: [])
         private let time = Mutex(CaptureTime(nanosecondsSinceEpoch: 1_717_228_800_000_000_000))
         func start(into ring: AdvertRing) {}
         func stop() {}
@@ -91,7 +91,7 @@ import Testing
         // The tick: the visit is closed by the capture's time.
         #expect(loop.pass(monotonic: { 1_000_000_000 }) == .idle)
         #expect(try station.queued() == [.exit])
-        #expect(station.service.monitor.current.heartbeat == 1_000_000_000, "the tick published the status")
+        #expect(station.service.status.current.heartbeat == 1_000_000_000, "the tick published the status")
     }
 
     @Test func aFinishedReplayClosesItsVisitsAndIsDrainedOnlyOnceTheOutboxIsEmpty() throws {
@@ -102,7 +102,7 @@ import Testing
 
         station.hear()
         #expect(loop.pass(monotonic: { 0 }) == .busy)
-        station.capture.monitor.update { $0.state = .finished }
+        station.capture.status.update { $0.state = .finished }
         // The replay is over: the open visit is closed at its last-seen time, not by the clock, and the loop keeps
         // going while the outbox holds the enter and the exit.
         #expect(loop.pass(monotonic: { 1 }) == .idle)
@@ -119,7 +119,7 @@ import Testing
         let station = try Station(directory: directory)
         let loop = EngineLoop(station.service, monotonic: 0)
 
-        station.capture.monitor.update { $0.state = .stopped }
+        station.capture.status.update { $0.state = .stopped }
         station.capture.move(by: 600)
         station.hear()
         loop.end(monotonic: 5_000_000_000)

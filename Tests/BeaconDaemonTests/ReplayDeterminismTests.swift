@@ -46,7 +46,7 @@ import Testing
             capture.start(into: ring)
             let running = Task { try await engine.run() }
             for _ in 0..<600
-            where ids.withLock({ $0.count }) < expected.count || capture.monitor.current.state != .finished {
+            where ids.withLock({ $0.count }) < expected.count || capture.status.current.state != .finished {
                 try await Task.sleep(for: .milliseconds(50))
             }
             try await Task.sleep(for: .milliseconds(100))

@@ -10,7 +10,7 @@ import Synchronization
 /// A capture source around HCICapture on the near end of a socketpair: the capture thread as the daemon runs it
 /// (LiveCapture's loop: poll, decode, push), without a radio.
 final class SocketCapture: CaptureSource, @unchecked Sendable {
-    let monitor = CaptureMonitor(backend: "bench", sources: ["hci0"])
+    let status = CaptureStatus(backend: "bench", sources: ["hci0"])
     private let capture: HCICapture
     private let stopping = Atomic<Bool>(false)
     private let stopped = Atomic<Bool>(false)

@@ -3,7 +3,7 @@ import Synchronization
 
 /// What the capture side reports about itself, for `status`, the watchdog and the engine's end-of-input
 /// check. The capture thread publishes a snapshot now and then (not per advert); anyone may read it.
-public final class CaptureMonitor: Sendable {
+public final class CaptureStatus: Sendable {
     public enum State: String, Sendable, Codable {
         /// Opening the source.
         case starting

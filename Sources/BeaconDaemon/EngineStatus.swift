@@ -2,7 +2,7 @@ public import BeaconEngine
 import Synchronization
 
 /// What the engine loop publishes once a second for `status` and the watchdog.
-public final class EngineMonitor: Sendable {
+public final class EngineStatus: Sendable {
     public struct Snapshot: Sendable {
         /// Monotonic nanoseconds of the engine's last tick; the watchdog's proof of life.
         public var heartbeat: Int64?
