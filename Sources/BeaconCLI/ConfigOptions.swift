@@ -58,7 +58,11 @@ public struct ConfigOptions: ParsableArguments {
             "Seconds without an advert (or without the station beacon, when set) before the scan is recovered: rescan, power-cycle, device reset, rfkill unblock (default 120).",
             valueName: "s"))
     public var stallTimeout: String?
-    @Option(help: ArgumentHelp("State directory: outbox, bike cache (default /var/lib/beacond).", valueName: "path"))
+    // --state-directory as the key is named (the README promises every key is a flag of its name); --state-dir, the
+    // name it had first, still works.
+    @Option(
+        name: [.customLong("state-directory"), .customLong("state-dir")],
+        help: ArgumentHelp("State directory: outbox, bike cache (default /var/lib/beacond).", valueName: "path"))
     public var stateDir: String?
     @Option(help: ArgumentHelp("Control socket (default /run/beacond/control.sock).", valueName: "path")) public
         var controlSocket: String?

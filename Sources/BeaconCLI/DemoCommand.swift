@@ -23,7 +23,7 @@ public struct DemoCommand: AsyncParsableCommand {
             The same as
 
               beacond run --replay CAPTURE --speed 150 --exit-when-drained --station-id demo-cafe \\
-                --state-dir TMP --control-socket TMP/control.sock   (with BIKES copied to TMP/bikes.json)
+                --state-directory TMP --control-socket TMP/control.sock   (with BIKES copied to TMP/bikes.json)
 
             in a fresh temporary state directory, removed afterwards: capture, engine, outbox, poster and \
             the embedded file registry (file://TMP/bikes.json, sightings appended to TMP/sightings.jsonl) \
