@@ -62,6 +62,15 @@ enum JSONBody {
 struct FieldError: Error {
     var reason: String
     init(_ reason: String) { self.reason = reason }
+
+    /// Refuses a control character (U+0000 to U+001F, U+007F) in text the registry keeps and shows: none belongs in a
+    /// bike's make or an id, and PostgreSQL cannot store U+0000 at all (it failed the request, where SQLite kept it).
+    /// docs/registry-api.yaml says the same with `pattern: "^[^\\u0000-\\u001F\\u007F]*$"`.
+    static func refuseControlCharacters(_ value: String, in name: String) throws {
+        if value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            throw FieldError("\(name) has a control character")
+        }
+    }
 }
 
 /// Coding keys for any field, to refuse the ones a schema does not allow.

@@ -111,6 +111,7 @@ struct RegistrationBody: Decodable {
             guard (1...100).contains(value.unicodeScalars.count) else {
                 throw FieldError("\(name) is 1 to 100 characters")
             }
+            try FieldError.refuseControlCharacters(value, in: name)
             return value
         }
         func number(_ name: String) throws -> Int {

@@ -167,6 +167,7 @@ struct SightingBody: Decodable {
         guard UUID(uuidString: sightingId) != nil else { throw FieldError("sightingId is not a UUID") }
         let bikeId = try field("bikeId", String.self)
         guard (1...256).contains(bikeId.unicodeScalars.count) else { throw FieldError("bikeId is 1 to 256 characters") }
+        try FieldError.refuseControlCharacters(bikeId, in: "bikeId")
         guard let kind = SightingReport.Kind(rawValue: try field("kind", String.self)) else {
             throw FieldError("kind is enter, update or exit")
         }

@@ -161,6 +161,12 @@ import Testing
                 good.id, 400, "bikeId"
             ),
             ("{\"bikeId\":\"" + String(repeating: "x", count: 70_000) + "\"}", good.id, 413, ""),
+            // PostgreSQL cannot store U+0000: refused as input on both stores, never a 503 from one of them.
+            (
+                good.body.replacingOccurrences(of: #""bikeId":"bike-1""#, with: #""bikeId":"bike\u0000-1""#), good.id,
+                400,
+                "bikeId has a control character"
+            ),
         ]
         for (body, idempotency, status, reason) in cases {
             let answer = try await registry.request(
@@ -173,6 +179,8 @@ import Testing
             "{", #"{"uuid":"nope","major":1,"minor":1,"make":"a","model":"b","colour":"c"}"#,
             #"{"uuid":"21EECF71-D5C7-4A00-9B90-27C94B5146EA","major":1,"minor":-1,"make":"a","model":"b","colour":"c"}"#,
             #"{"major":1}"#,
+            #"{"uuid":"21EECF71-D5C7-4A00-9B90-27C94B5146EA","major":1,"minor":1,"make":"a\u0000","model":"b","colour":"c"}"#,
+            #"{"uuid":"21EECF71-D5C7-4A00-9B90-27C94B5146EA","major":1,"minor":1,"make":"a","model":"b\n","colour":"c"}"#,
         ] {
             let answer = try await registry.request(.POST, "/owner/bikes", body: body)
             #expect(answer.status == 400, "\(body): \(answer.status) \(answer.body)")
