@@ -1,7 +1,7 @@
+import BeaconPOSIX
 internal import CBlueZ
 
 #if canImport(Glibc)
-import BeaconPOSIX
 import Glibc
 #endif
 

@@ -1,8 +1,8 @@
+import BeaconPOSIX
 internal import CDBus
 internal import CDBusLoad
 
 #if canImport(Glibc)
-import BeaconPOSIX
 import Glibc
 #endif
 

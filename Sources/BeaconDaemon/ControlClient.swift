@@ -1,5 +1,6 @@
-#if canImport(FoundationEssentials)
 import BeaconPOSIX
+
+#if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation

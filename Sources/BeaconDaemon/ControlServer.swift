@@ -1,9 +1,9 @@
 public import BeaconOutbox
+import BeaconPOSIX
 public import Logging
 public import ServiceLifecycle
 
 #if canImport(FoundationEssentials)
-import BeaconPOSIX
 import FoundationEssentials
 #else
 import Foundation
@@ -30,7 +30,7 @@ public final class ControlServer: Service {
     /// Puts the dead letters back in the queue; how many, or why not.
     private let retryDeadLetters: @Sendable () -> Result<Int, OutboxError>
     private let logger: Logger
-    private let thread = CaptureThread()
+    private let thread = LoopThread()
     static let requestDeadlineMilliseconds: Int64 = 2_000
     static let maximumClients = 32
 

@@ -19,7 +19,7 @@ public final class LiveCapture: CaptureSource {
     public let status: CaptureStatus
     private let radio: UncheckedRadio
     private let station: BeaconIdentity?
-    private let thread = CaptureThread()
+    private let thread = LoopThread()
 
     /// Opens the adapters and starts scanning now, so a missing adapter, bluetoothd or capability stops the
     /// daemon before it starts (opening a raw HCI socket needs no privilege; sending a command needs

@@ -23,7 +23,7 @@ public final class ReplayCapture: CaptureSource {
     public let status: CaptureStatus
     private let files: UncheckedFiles
     private let speed: Double
-    private let thread = CaptureThread()
+    private let thread = LoopThread()
     /// The capture time of the last advert pushed, and the pacing origin (capture time, monotonic time).
     private let lastPushed = Atomic<Int64>(.min)
     private let origin = Mutex<(capture: Int64, monotonic: Int64)?>(nil)

@@ -1,5 +1,6 @@
-#if canImport(Glibc)
 import BeaconPOSIX
+
+#if canImport(Glibc)
 import Glibc
 #endif
 

@@ -11,7 +11,7 @@ import Glibc
 ///
 /// A POSIX thread rather than Foundation's `Thread`: that class is all the daemon used of full Foundation, which
 /// brings its internationalisation data into the binary (BENCHMARKS.md, "Package size").
-final class CaptureThread: Sendable {
+final class LoopThread: Sendable {
     private let stopFlag = Atomic<Bool>(false)
     private let runningFlag = Atomic<Bool>(false)
 
