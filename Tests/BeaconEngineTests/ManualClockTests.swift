@@ -24,10 +24,12 @@ import Testing
     @Test func sleepersWakeWhenTheClockPassesTheirDeadline() async throws {
         let clock = ManualClock(now: CaptureTime(nanosecondsSinceEpoch: 1_000))
         let sleeper = Task { try await clock.sleep(until: CaptureTime(nanosecondsSinceEpoch: 5_000)) }
+        // Once it sleeps: a sleeper that arrives after its deadline returns at once, which would prove nothing here.
+        while clock.sleepers == 0 { await Task.yield() }
         clock.advance(to: CaptureTime(nanosecondsSinceEpoch: 4_999))
         clock.advance(to: CaptureTime(nanosecondsSinceEpoch: 2_000))  // never backwards
         #expect(clock.now == CaptureTime(nanosecondsSinceEpoch: 4_999))
-        // Not yet woken: keep advancing until it is (the sleeper may not have registered yet).
+        #expect(clock.sleepers == 1, "not woken before its deadline")
         clock.advance(by: .nanoseconds(1))
         #expect(await Self.ended(sleeper), "woken when the clock reached its deadline")
         #expect(clock.now == CaptureTime(nanosecondsSinceEpoch: 5_000))

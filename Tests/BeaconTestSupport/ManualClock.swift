@@ -43,6 +43,9 @@ public final class ManualClock: Clock, Sendable {
 
     public func advance(by duration: Duration) { advance(to: now.advanced(by: duration)) }
 
+    /// Sleepers waiting now: a test waits for its sleeper to be here before it moves the clock past its deadline.
+    public var sleepers: Int { state.withLock { $0.sleepers.count } }
+
     public func sleep(until deadline: CaptureTime, tolerance: Duration? = nil) async throws {
         let id = state.withLock { state in
             defer { state.nextID += 1 }
