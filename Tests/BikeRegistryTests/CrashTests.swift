@@ -83,8 +83,13 @@ import Testing
                 }
             }
         }
-        for _ in 0..<20 {
-            try await Task.sleep(for: .milliseconds(Int.random(in: 150...600)))
+        for life in 1...20 {
+            // Each life of the server first takes two sightings more (a slow build, such as ThreadSanitizer's, on
+            // PostgreSQL, got too few through when lives were timed alone), then dies at a random moment after.
+            for _ in 0..<1_200 where acknowledged.items.count < 2 * life {
+                try await Task.sleep(for: .milliseconds(25))
+            }
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0...450)))
             kill(server.process.processIdentifier, SIGKILL)
             _ = await server.waitForExit(seconds: 10)
             server = try await start()
