@@ -51,7 +51,8 @@ r = json.load(sys.stdin); d = r["body"]["data"]
 good = r["valid"] and d["station"] == {"name": "VM Café", "latitude": 51.5412, "longitude": -0.2769} and d["bikeId"] == sys.argv[1]
 print("systemd-vm: %s %s: the message is signed with the bike'"'"'s secret and names the café and its place (%s)" % ("ok" if good else "FAIL", sys.argv[2], d))
 sys.exit(0 if good else 1)' "$bike" "$label" || failures=$((failures + 1))
-    api GET "/owner/bikes/$bike/sightings" "$token" | cut -d' ' -f2- | json 'len(d["sightings"]) >= 1 and d["stationsListeningLastHour"] == 1' | grep -q True \
+    # Stations' refreshes are written every 5 s (StationRefreshLog), so the count can lag the first refresh that long.
+    wait_for '[ "$(api GET "/owner/bikes/$bike/sightings" "$token" | cut -d" " -f2- | json '"'"'len(d["sightings"]) >= 1 and d["stationsListeningLastHour"] == 1'"'"')" = True ]' 15 \
         && ok "$label: the owner reads where the bike was heard, and that one station is listening" || fail "$label: sightings: $(api GET "/owner/bikes/$bike/sightings" "$token")"
     sudo -u bike-registry $R station list --json --database "$database" | json 'd["userAgent"].startswith("beacond/") and d["lastSighting"] is not None' | grep -q True \
         && ok "$label: station list shows the café's beacond and its last sighting" || fail "$label: station list: $(sudo -u bike-registry $R station list --database "$database")"
