@@ -167,7 +167,7 @@ public final class BlueZCapture {
         roundTime = SystemTime.monotonicNanoseconds()
         var count = 0
         if let monitor, ready > 0, pollers[0].revents != 0 {
-            HCICapture.gather(settings.gatherMilliseconds)
+            SystemTime.sleep(milliseconds: settings.gatherMilliseconds)
             roundTime = SystemTime.monotonicNanoseconds()
             count += try readMonitor(monitor, body)
         }

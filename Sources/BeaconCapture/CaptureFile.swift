@@ -27,7 +27,7 @@ public final class CaptureFile {
         do {
             descriptor = try FileDescriptor.open(FilePath(path), .readOnly, options: [.closeOnExec])
         } catch {
-            throw CaptureFileError(path: path, reason: Self.describe(error))
+            throw CaptureFileError(path: path, reason: FileReadError.describe(error))
         }
         do {
             stream = try CaptureStream(source: FileByteSource(descriptor: descriptor), capacity: bufferCapacity)
@@ -41,7 +41,7 @@ public final class CaptureFile {
                     reason:
                         "not a capture beacond can read (first bytes \(firstBytes); expected pcap, pcapng, btsnoop or hex text)"
                 )
-            case .read(let cause): throw CaptureFileError(path: path, reason: Self.describe(cause))
+            case .read(let cause): throw CaptureFileError(path: path, reason: FileReadError.describe(cause))
             }
         }
     }
@@ -63,8 +63,6 @@ public final class CaptureFile {
     @usableFromInline
     func readError(_ error: any Error) -> any Error {
         guard let errno = error as? Errno else { return error }
-        return CaptureFileError(path: path, reason: Self.describe(errno))
+        return CaptureFileError(path: path, reason: FileReadError.describe(errno))
     }
-
-    static func describe(_ error: any Error) -> String { FileReadError.describe(error) }
 }

@@ -191,7 +191,7 @@ public final class HCICapture {
             timeoutMilliseconds, until: Self.nextDecision(of: slots.lazy.map { ($0.ladder, $0.lastHeard) }))
         let ready = pollers.withUnsafeMutableBufferPointer { Glibc.poll($0.baseAddress, nfds_t($0.count), wait) }
         if ready < 0 && errno != EINTR { throw HCISocket.failure(errno, "wait for", name: "the adapters") }
-        if ready > 0 { Self.gather(settings.gatherMilliseconds) }
+        if ready > 0 { SystemTime.sleep(milliseconds: settings.gatherMilliseconds) }
         // One clock read for the whole round: every advert read now is stamped with it, at most the gathering
         // delay after it arrived (BENCHMARKS.md, "Live capture").
         roundTime = SystemTime.monotonicNanoseconds()
@@ -309,7 +309,4 @@ public final class HCICapture {
         packet.first == HCIPacket.Kind.event.rawValue
             && LEMetaEvent.carriesAdvertisingReports(UnsafeRawBufferPointer(rebasing: packet.dropFirst()))
     }
-
-    /// Sleeps the gathering delay (nothing when 0).
-    static func gather(_ milliseconds: Int) { SystemTime.sleep(milliseconds: milliseconds) }
 }

@@ -154,9 +154,9 @@ public final class HCISocket: @unchecked Sendable {
         defer { buffer.deallocate() }
         var remaining = timeoutMilliseconds
         while remaining > 0 {
-            let started = Self.milliseconds()
+            let started = SystemTime.monotonicMilliseconds()
             let count = try read(into: buffer, timeoutMilliseconds: remaining)
-            remaining -= Int32(Self.milliseconds() - started)
+            remaining -= Int32(SystemTime.monotonicMilliseconds() - started)
             guard count > 0 else { continue }
             let answer = HCICommand.Completion(h4: UnsafeRawBufferPointer(rebasing: buffer[..<count]))
             if let answer, answer.opcode == opcode { return answer }
@@ -215,6 +215,4 @@ public final class HCISocket: @unchecked Sendable {
             HCIError(.io, "cannot \(doing) \(name): \(String(cString: strerror(error)))")
         }
     }
-
-    static func milliseconds() -> Int64 { SystemTime.monotonicMilliseconds() }
 }

@@ -33,9 +33,9 @@ final class MgmtSocket {
         let written = retryingOnInterrupt { command.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) } }
         guard written == command.count else { throw Self.failure(errno, what) }
         var buffer = [UInt8](repeating: 0, count: 512)
-        let deadline = HCISocket.milliseconds() + Int64(timeoutMilliseconds)
+        let deadline = SystemTime.monotonicMilliseconds() + Int64(timeoutMilliseconds)
         while true {
-            let remaining = deadline - HCISocket.milliseconds()
+            let remaining = deadline - SystemTime.monotonicMilliseconds()
             guard remaining > 0 else {
                 throw HCIError(.timeout, "the kernel did not answer \(what) within \(timeoutMilliseconds) ms")
             }

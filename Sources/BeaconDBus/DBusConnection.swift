@@ -111,9 +111,9 @@ public final class DBusConnection: @unchecked Sendable {
                 name: "org.freedesktop.DBus.Error.NoMemory", message: "cannot send \(message.member ?? "a call")")
         }
         dbus_connection_flush(raw)
-        let deadline = DBus.milliseconds() + Int64(timeoutMilliseconds)
+        let deadline = SystemTime.monotonicMilliseconds() + Int64(timeoutMilliseconds)
         while true {
-            let left = deadline - DBus.milliseconds()
+            let left = deadline - SystemTime.monotonicMilliseconds()
             guard left > 0 else {
                 throw DBusError(
                     name: "org.freedesktop.DBus.Error.Timeout",
@@ -164,6 +164,4 @@ enum DBus {
             return DBusError(name: name, message: "cannot \(doing): \(text)")
         }
     }
-
-    static func milliseconds() -> Int64 { SystemTime.monotonicMilliseconds() }
 }
