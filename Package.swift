@@ -39,6 +39,9 @@ let package = Package(
         // bike-registry: hashes of station keys and owner tokens (SHA-256), webhook signatures (HMAC-SHA256).
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        // bike-registry: the HTTP parts (NIOHTTPTypes) that a channel handler ahead of Hummingbird's router reads and
+        // writes, to answer a station's unchanged refresh on the event loop (RefreshShortcut).
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         // bike-registry's PostgreSQL store, for a registry that serves many cafés from more than one machine.
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
@@ -142,6 +145,8 @@ let package = Package(
             dependencies: [
                 "BikeRegistryStore", "DaemonSupport",
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -164,6 +169,8 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             ]),
 
         .testTarget(name: "BeaconWireTests", dependencies: ["BeaconWire", "BeaconTestSupport"]),

@@ -8,6 +8,9 @@ public import Logging
 /// bike-registry's server: the station and owner routes, the notification worker and the retention sweep, as one
 /// Hummingbird application. Under systemd it says READY=1 once it accepts connections.
 public enum RegistryApplication {
+    /// The `Server` header of every answer.
+    static let serverName = "bike-registry"
+
     public static func make(
         database: any RegistryStore, configuration: RegistryServerConfiguration, logger: Logger,
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
@@ -22,11 +25,10 @@ public enum RegistryApplication {
         router.add(middleware: RequestLog(logger: logger))
         router.add(middleware: StoreUnavailable(logger: logger))
         router.add(middleware: MethodNotAllowed())
-        StationRoutes(
+        let stations = StationRoutes(
             database: database, limiter: RateLimiter(perMinute: configuration.requestsPerMinute), doorbell: doorbell,
-            refreshes: refreshes,
-            snapshot: snapshot
-        ).add(to: router)
+            refreshes: refreshes, snapshot: snapshot)
+        stations.add(to: router)
         OwnerRoutes(
             database: database, registrations: RateLimiter(perMinute: configuration.registrationsPerMinute),
             requests: RateLimiter(perMinute: configuration.requestsPerMinute), targets: targets, snapshot: snapshot
@@ -35,10 +37,15 @@ public enum RegistryApplication {
             database: database, doorbell: doorbell, targets: targets, client: HTTPClient.shared,
             retryBase: configuration.retryBase, logger: logger)
         let notifier = SystemdNotifier(environment: ProcessInfo.processInfo.environment)
+        let date = HTTPDate()
         return Application(
             router: router,
+            server: .http1(
+                configuration: .init(additionalChannelHandlers: [
+                    RefreshShortcut(routes: stations, date: date, serverName: Self.serverName, logger: logger)
+                ])),
             configuration: .init(
-                address: .hostname(configuration.host, port: configuration.port), serverName: "bike-registry"),
+                address: .hostname(configuration.host, port: configuration.port), serverName: Self.serverName),
             services: [
                 snapshot, worker, refreshes,
                 RetentionService(database: database, retention: configuration.retention, logger: logger),

@@ -66,9 +66,15 @@ final class RegistrySnapshot: Service {
         return station
     }
 
+    /// The unrevoked station with this key hash if memory holds it; nil for a key to look up (`station(keyHash:)`).
+    func heldStation(keyHash: String) -> Station? { state.withLock { $0.stations[keyHash] } }
+
+    /// The list's current version if it has been read; nil before the first read.
+    func heldListVersion() -> Int64? { state.withLock { $0.versions?.list } }
+
     /// The list's current version, for a conditional request.
     func listVersion() async throws -> Int64 {
-        if let version = state.withLock({ $0.versions?.list }) { return version }
+        if let version = heldListVersion() { return version }
         try await refresh()
         return state.withLock { $0.versions?.list } ?? 0
     }

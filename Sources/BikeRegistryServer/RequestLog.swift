@@ -12,25 +12,31 @@ struct RequestLog<Context: RequestContext>: RouterMiddleware {
         let started = ContinuousClock.now
         do {
             let response = try await next(request, context)
-            log(request, status: response.status.code, since: started)
+            RequestLogLine.write(
+                logger, method: request.method, path: request.uri.path, status: response.status.code, since: started)
             return response
         } catch let error as any HTTPResponseError {
-            log(request, status: error.status.code, since: started)
+            RequestLogLine.write(
+                logger, method: request.method, path: request.uri.path, status: error.status.code, since: started)
             throw error
         } catch {
-            log(request, status: 500, since: started)
+            RequestLogLine.write(logger, method: request.method, path: request.uri.path, status: 500, since: started)
             throw error
         }
     }
+}
 
-    private func log(_ request: Request, status: Int, since started: ContinuousClock.Instant) {
+/// The line itself, also written for the refreshes `RefreshShortcut` answers before the router.
+enum RequestLogLine {
+    static func write(
+        _ logger: Logger, method: HTTPRequest.Method, path: String, status: Int, since started: ContinuousClock.Instant
+    ) {
         let elapsed = ContinuousClock.now - started
         let milliseconds = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
         logger.log(
             level: status >= 500 ? .error : .info, "request",
             metadata: [
-                "http.method": "\(request.method.rawValue)", "http.path": "\(request.uri.path)",
-                "http.status": "\(status)",
+                "http.method": "\(method.rawValue)", "http.path": "\(path)", "http.status": "\(status)",
                 "http.ms": "\(Int(milliseconds.rounded()))",
             ])
     }

@@ -28,10 +28,13 @@ final class StationRefreshLog: Service {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 try? await Task.sleep(for: self.interval)
+                if Task.isCancelled { break }
                 await self.write()
             }
         }
-        await write()
+        // The last write, in a task of its own: this one may be cancelled by now (a server stopped by cancellation,
+        // or its service group cancelling what is left), and the store refuses work in a cancelled task.
+        await Task { await self.write() }.value
     }
 
     private func write() async {

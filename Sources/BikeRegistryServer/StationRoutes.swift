@@ -34,9 +34,7 @@ final class StationRoutes: Sendable {
 
     /// The station the request's key names; 401 for none, an unknown or a revoked key; 429 past the key's rate.
     private func station(_ request: Request, query: FlatDictionary<Substring, Substring>) async throws -> Station {
-        // Either way of sending the key is accepted; a request that sends both is let in by either.
-        let keys = [query["key"].map(String.init), request.headers[.authorization].flatMap(Self.bearer)]
-            .compactMap { $0 }.filter { !$0.isEmpty }
+        let keys = Self.keys(query: query, headers: request.headers)
         guard !keys.isEmpty else {
             throw APIError.unauthorized("a station key is required, as ?key= or Authorization: Bearer")
         }
@@ -46,6 +44,37 @@ final class StationRoutes: Sendable {
         if let wait = limiter.retryAfter(station.id) { throw APIError.tooManyRequests(retryAfter: wait) }
         return station
     }
+
+    /// The keys a request sends: either way of sending one is accepted, and a request that sends both is let in by
+    /// either.
+    static func keys(query: FlatDictionary<Substring, Substring>, headers: HTTPFields) -> [String] {
+        var keys: [String] = []
+        if let key = query["key"], !key.isEmpty { keys.append(String(key)) }
+        if let key = headers[.authorization].flatMap(Self.bearer), !key.isEmpty { keys.append(key) }
+        return keys
+    }
+
+    /// The ETag of a refresh that memory alone answers 304: its key names a station held in memory, `missing` is
+    /// well formed, and `If-None-Match` names the list's current version. The refresh is then counted against the
+    /// station's rate (checked last, so that a refresh the route answers is counted once) and noted. nil when the
+    /// route must answer: a 200, an error to explain, a key to look up in the database. Both the route and
+    /// `RefreshShortcut` (which answers on the connection's event loop, before the router) ask this.
+    func notModified(query: FlatDictionary<Substring, Substring>, headers: HTTPFields) -> String? {
+        guard let condition = headers[.ifNoneMatch], let version = snapshot.heldListVersion() else { return nil }
+        if let missing = query["missing"], missing != "true" && missing != "false" { return nil }
+        let etag = Self.etag(version)
+        guard Self.matches(condition, etag) else { return nil }
+        var found: Station?
+        for key in Self.keys(query: query, headers: headers) where found == nil {
+            found = snapshot.heldStation(keyHash: Secrets.hash(key))
+        }
+        guard let station = found, limiter.retryAfter(station.id) == nil else { return nil }
+        refreshes.note(station, userAgent: headers[.userAgent])
+        return etag
+    }
+
+    /// The list's ETag at `version`.
+    static func etag(_ version: Int64) -> String { "\"m\(version)\"" }
 
     /// The token of `Bearer TOKEN` (the scheme in any case, as RFC 9110 has it; spaces around the token dropped).
     /// On bytes: it is read on every request, and Foundation's split, lowercasing and trimming cost more than the key's hash.
@@ -62,6 +91,9 @@ final class StationRoutes: Sendable {
 
     private func bikes(_ request: Request) async throws -> Response {
         let query = request.uri.queryParameters
+        if let etag = notModified(query: query, headers: request.headers) {
+            return Response(status: .notModified, headers: [.eTag: etag])
+        }
         let station = try await station(request, query: query)
         if let missing = query["missing"], missing != "true" && missing != "false" {
             throw APIError.badRequest("missing is true or false")
@@ -69,14 +101,14 @@ final class StationRoutes: Sendable {
         refreshes.note(station, userAgent: request.headers[.userAgent])
         // The list is only ever the missing bikes, whatever `missing` says: a station has no use for the others, and
         // a list of every beacon would let anyone with a key follow bikes that are not stolen.
-        let etag = "\"m\(try await snapshot.listVersion())\""
+        let etag = Self.etag(try await snapshot.listVersion())
         if let match = request.headers[.ifNoneMatch], Self.matches(match, etag) {
             return Response(status: .notModified, headers: [.eTag: etag])
         }
         let list = try await snapshot.list()
         return Response(
             status: .ok,
-            headers: [.contentType: "application/json", .eTag: "\"m\(list.version)\"", .cacheControl: "no-cache"],
+            headers: [.contentType: "application/json", .eTag: Self.etag(list.version), .cacheControl: "no-cache"],
             body: .init(byteBuffer: list.body))
     }
 

@@ -22,7 +22,8 @@ final class RegistryHarness: Sendable {
     /// A server on a new database, or on `sharing` (another harness's), as two servers of one PostgreSQL database are.
     init(
         _ kind: StoreKind, directory: String, sharing: TestDatabase? = nil, allowPrivateWebhooks: Bool = true,
-        registrationsPerMinute: Int = 20
+        registrationsPerMinute: Int = 20, requestsPerMinute: Int = 600,
+        refreshWriteInterval: Duration = .milliseconds(50)
     ) async throws {
         if let sharing {
             testDatabase = sharing
@@ -36,9 +37,9 @@ final class RegistryHarness: Sendable {
         logger.logLevel = .warning
         var configuration = RegistryServerConfiguration(
             host: "127.0.0.1", port: 0, allowPrivateWebhooks: allowPrivateWebhooks,
-            registrationsPerMinute: registrationsPerMinute)
+            registrationsPerMinute: registrationsPerMinute, requestsPerMinute: requestsPerMinute)
         configuration.retryBase = .milliseconds(200)
-        configuration.refreshWriteInterval = .milliseconds(50)
+        configuration.refreshWriteInterval = refreshWriteInterval
         let app = RegistryApplication.make(
             database: database, configuration: configuration,
             logger: logger, onServerRunning: { continuation.yield($0) })

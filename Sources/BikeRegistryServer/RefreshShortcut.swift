@@ -1,0 +1,74 @@
+import HTTPTypes
+import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOHTTPTypes
+
+/// A station's refresh that memory answers 304 (`StationRoutes.notModified`), answered on the connection's event
+/// loop as it is read, before Hummingbird's router: most requests a registry serves are these, and handing each to a
+/// task on Swift's thread pool and its answer back costs most of the time it takes (BENCHMARKS.md, "bike-registry").
+/// Everything else, and any refresh memory cannot answer, goes on to the router unchanged.
+///
+/// Answers stay in the order requests came: a request is answered here only when the router owes no answer on the
+/// connection (a pipelined refresh behind a routed request waits its turn in the router).
+final class RefreshShortcut: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    private let routes: StationRoutes
+    private let date: HTTPDate
+    private let serverName: String
+    private let logger: Logger
+    /// Requests passed to the router whose answer has not ended yet.
+    private var owed = 0
+    /// The request being read was answered here: its body and end are dropped.
+    private var answered = false
+
+    init(routes: StationRoutes, date: HTTPDate, serverName: String, logger: Logger) {
+        self.routes = routes
+        self.date = date
+        self.serverName = serverName
+        self.logger = logger
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let request):
+            let started = ContinuousClock.now
+            let uri = URI(request.path ?? "")
+            if owed == 0, let etag = notModified(request, uri) {
+                answered = true
+                var head = HTTPResponse(status: .notModified)
+                head.headerFields = [.eTag: etag, .date: date.now, .server: serverName]
+                context.write(wrapOutboundOut(.head(head)), promise: nil)
+                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+                RequestLogLine.write(logger, method: request.method, path: uri.path, status: 304, since: started)
+                return
+            }
+            owed += 1
+        case .body:
+            if answered { return }
+        case .end:
+            if answered {
+                answered = false
+                return
+            }
+        }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .end = unwrapOutboundIn(data) { owed -= 1 }
+        context.write(data, promise: promise)
+    }
+
+    /// The ETag to answer 304 with, for a plain `GET /bikes` memory can answer.
+    private func notModified(_ request: HTTPRequest, _ uri: URI) -> String? {
+        // A request that asks about the connection (close, upgrade) is the router's.
+        guard request.method == .get, request.headerFields[.connection] == nil, uri.path == "/bikes" else { return nil }
+        return routes.notModified(query: uri.queryParameters, headers: request.headerFields)
+    }
+}
