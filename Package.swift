@@ -14,6 +14,8 @@ let package = Package(
         .library(name: "BeaconCapture", targets: ["BeaconCapture"]),
         .library(name: "BeaconEngine", targets: ["BeaconEngine"]),
         .library(name: "BeaconOutbox", targets: ["BeaconOutbox"]),
+        // The bike list's JSON reader lives with the registry client (Benchmarks' BikeListBenchmark, FuzzBikeList).
+        .library(name: "BeaconRegistryClient", targets: ["BeaconRegistryClient"]),
         // For the nested Fuzz package: the configuration and control-protocol parsers.
         .library(name: "BeaconDaemon", targets: ["BeaconDaemon"]),
     ],

@@ -16,7 +16,12 @@ let package = Package(
         .executableTarget(name: "FuzzCapture", dependencies: ["FuzzDriver", .product(name: "BeaconWire", package: root)]),
         .executableTarget(name: "FuzzHCIEvent", dependencies: ["FuzzDriver", .product(name: "BeaconWire", package: root)]),
         .executableTarget(name: "FuzzAdvertisingData", dependencies: ["FuzzDriver", .product(name: "BeaconWire", package: root)]),
-        .executableTarget(name: "FuzzBikeList", dependencies: ["FuzzDriver", .product(name: "BeaconEngine", package: root)]),
+        .executableTarget(
+            name: "FuzzBikeList",
+            dependencies: [
+                "FuzzDriver", .product(name: "BeaconEngine", package: root),
+                .product(name: "BeaconRegistryClient", package: root),
+            ]),
         .executableTarget(name: "FuzzConfig", dependencies: ["FuzzDriver", .product(name: "BeaconDaemon", package: root)]),
         .executableTarget(name: "FuzzControlRequest", dependencies: ["FuzzDriver", .product(name: "BeaconDaemon", package: root)]),
     ]

@@ -2,6 +2,7 @@ public import ArgumentParser
 import BeaconCapture
 public import BeaconEngine
 import BeaconPOSIX
+import BeaconRegistryClient
 public import BeaconWire
 import SystemPackage
 

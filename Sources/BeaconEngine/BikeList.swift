@@ -1,7 +1,7 @@
-/// The registry's answer to `GET /bikes`, decoded: a JSON array of bike objects.
-///
-/// Decoding is lenient per element and strict about the whole: one bad element is skipped and counted, but an
-/// answer that is not a JSON array at all is an error, so the caller keeps the set it had.
+/// The registry's list of bikes, as the engine takes it: each entry, and how many were skipped and why. The registry
+/// client reads it from the registry's JSON (`BikeListReader`, `BikeList(json:)`): lenient per element and strict
+/// about the whole, so one bad element is skipped and counted, but an answer that is not a JSON array at all is an
+/// error, and the caller keeps the set it had.
 public struct BikeList: Sendable {
     public var entries: [Entry]
     /// Elements skipped because a required field was absent or wrong, by reason.
@@ -48,40 +48,5 @@ public struct BikeList: Sendable {
     public init(entries: [Entry], rejected: [Rejection: Int] = [:]) {
         self.entries = entries
         self.rejected = rejected
-    }
-
-    /// Decodes `GET /bikes` JSON held whole (a small list: `replay --missing`, tests). Throws only when the text as a
-    /// whole is not a JSON array. The daemon reads large lists with `BikeListReader` instead, entry by entry.
-    public init(json: some Collection<UInt8>) throws(BikeListError) {
-        var entries: [Entry] = []
-        var rejected: [Rejection: Int] = [:]
-        func collect(_ item: BikeListReader.Item) {
-            switch item {
-            case .entry(let entry): entries.append(entry)
-            case .rejected(let reason): rejected[reason, default: 0] += 1
-            case .field: break
-            }
-        }
-        var reader = BikeListReader(shape: .answer)
-        try reader.feed(json, collect)
-        try reader.finish(collect)
-        self.init(entries: entries, rejected: rejected)
-    }
-}
-
-/// Why a registry answer could not be used at all.
-public struct BikeListError: Error, Hashable, Sendable, CustomStringConvertible {
-    public enum Code: Hashable, Sendable {
-        case notJSON, notAnArray
-    }
-    public var code: Code
-
-    public init(_ code: Code) { self.code = code }
-
-    public var description: String {
-        switch code {
-        case .notJSON: "the bike list is not valid JSON"
-        case .notAnArray: "the bike list is not a JSON array"
-        }
     }
 }

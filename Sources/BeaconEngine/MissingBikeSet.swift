@@ -121,14 +121,8 @@ public final class MissingBikeSet: Sendable {
             self.regions = regions
         }
 
-        /// An item as `BikeListReader` hands it out (fields of a cache are not bikes and are ignored here).
-        public mutating func add(_ item: BikeListReader.Item) {
-            switch item {
-            case .entry(let entry): add(entry)
-            case .rejected(let reason): statistics.rejected[reason, default: 0] += 1
-            case .field: break
-            }
-        }
+        /// An entry the list's reader skipped, counted by its reason.
+        public mutating func reject(_ reason: BikeList.Rejection) { statistics.rejected[reason, default: 0] += 1 }
 
         public mutating func add(_ entry: BikeList.Entry) {
             guard entry.missing else {

@@ -5,6 +5,7 @@
 //
 //   BikeListBenchmark [--bikes N] [--iterations K]
 import BeaconEngine
+import BeaconRegistryClient
 import BeaconWire
 import Foundation
 

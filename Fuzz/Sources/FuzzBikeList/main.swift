@@ -1,4 +1,5 @@
 import BeaconEngine
+import BeaconRegistryClient
 import FuzzDriver
 
 /// Any bytes as the registry's answer to GET /bikes (and the cached copy of it).

@@ -1,3 +1,5 @@
+import BeaconEngine
+
 /// One element of the bike list, read straight from its JSON bytes: the eight keys beacond uses are decoded, every
 /// other value is checked to be JSON and skipped (so `deviceToken` and other owner data are never decoded at all).
 /// It never fails the list for a wrong type (the entry is rejected, with its reason); only bytes that are not JSON

@@ -1,3 +1,5 @@
+public import BeaconEngine
+
 /// Reads the registry's bike list piece by piece, as it arrives, handing out one entry at a time: the whole
 /// document is never held, so the largest list the daemon takes costs the memory of its result, not of its text
 /// and a decoded copy of it.

@@ -1,4 +1,5 @@
 import BeaconEngine
+import BeaconRegistryClient
 import BeaconWire
 import Testing
 
