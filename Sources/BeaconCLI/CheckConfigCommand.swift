@@ -16,7 +16,8 @@ public struct CheckConfigCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "check-config",
         abstract: "Check the configuration file and flags; list every error with its key and reason.",
-        discussion: "Exit status: 0 when the configuration is good, 78 (EX_CONFIG) when it is not.")
+        discussion: "Exit status: 0 when the configuration is good, 78 (EX_CONFIG) when it is not." + "\n\n"
+            + ConfigOptions.keyHelp)
 
     @OptionGroup public var options: ConfigOptions
 

@@ -14,104 +14,77 @@ public struct ConfigOptions: ParsableArguments {
             "Configuration file (default \(ConfigOptions.defaultPath), if it exists).", valueName: "path"))
     public var config: String?
 
-    @Option(help: "Station id, named in every sighting and its id.") public var stationId: String?
-    // .unconditional: the next argument is the value even when it starts with '-', so a café west of Greenwich
-    // or south of the equator types `--longitude -0.12`, not `--longitude=-0.12`.
-    @Option(parsing: .unconditional, help: "Station latitude, sent with each sighting.") public var latitude: String?
-    @Option(parsing: .unconditional, help: "Station longitude (negative west of Greenwich).") public var longitude:
-        String?
-    @Option(
-        help: ArgumentHelp(
-            "Beacon region (repeatable; default the FindMyBike region, major 1).", valueName: "uuid[:major]"))
-    public var region: [String] = []
-    @Option(help: "Capture backend: hci, monitor or dbus.") public var backend: String?
-    @Option(help: ArgumentHelp("Adapter name or address (repeatable; default hci0).", valueName: "hciN|address"))
-    public var adapter: [String] = []
-    @Option(name: .customLong("scan-interval-ms"), help: "LE scan interval, milliseconds.") public var scanIntervalMs:
-        String?
-    @Option(name: .customLong("scan-window-ms"), help: "LE scan window, milliseconds.") public var scanWindowMs: String?
-    @Option(
-        help: ArgumentHelp(
-            "Registry: https://… or file:///…/bikes.json (default file://STATE/bikes.json).", valueName: "url"))
-    public var registry: String?
-    @Option(help: "How the API key is sent: query (?key=) or bearer.") public var auth: String?
-    @Option(
-        help: ArgumentHelp(
-            "File holding the registry API key (or use the systemd credential registry-api-key).", valueName: "path"))
-    public var apiKeyFile: String?
-    @Option(help: ArgumentHelp("Seconds between missing-set refreshes (default 300).", valueName: "s")) public
-        var refreshInterval: String?
-    @Option(
-        help: ArgumentHelp("At most one update sighting per visit per this many seconds (default 600).", valueName: "s")
-    )
-    public var reportInterval: String?
-    @Option(help: ArgumentHelp("Seconds of silence after which a beacon has left (default 30).", valueName: "s")) public
-        var exitTimeout: String?
-    @Option(help: ArgumentHelp("The café's own beacon.", valueName: "uuid:major:minor")) public var stationBeacon:
-        String?
-    @Option(
-        help: ArgumentHelp(
-            "Seconds the station beacon may be silent before capture is unhealthy (default 120).", valueName: "s"))
-    public var stationSilence: String?
-    @Option(
-        help: ArgumentHelp(
-            "Seconds without an advert (or without the station beacon, when set) before the scan is recovered: rescan, power-cycle, device reset, rfkill unblock (default 120).",
-            valueName: "s"))
-    public var stallTimeout: String?
-    // --state-directory as the key is named (the README promises every key is a flag of its name); --state-dir, the
-    // name it had first, still works.
-    @Option(
-        name: [.customLong("state-directory"), .customLong("state-dir")],
-        help: ArgumentHelp("State directory: outbox, bike cache (default /var/lib/beacond).", valueName: "path"))
-    public var stateDir: String?
-    @Option(help: ArgumentHelp("Control socket (default /run/beacond/control.sock).", valueName: "path")) public
-        var controlSocket: String?
-    @Option(help: ArgumentHelp("Most sightings the outbox holds (default 100000).", valueName: "rows")) public
-        var outboxCapacity: String?
-    @Option(
-        name: .customLong("clock-sync-wait"),
-        help: ArgumentHelp(
-            "Seconds a sighting heard before the system clock is synchronised waits for it, then goes marked clockSynchronized: false (default 600).",
-            valueName: "s"))
-    public var clockSyncWait: String?
-    @Option(
-        name: .customLong("capture-gather-ms"),
-        help: ArgumentHelp(
-            "Milliseconds adverts gather after the first wakes the capture thread, before all are read at once (default 50; 0: each as it comes).",
-            valueName: "ms"))
-    public var captureGatherMs: String?
+    /// One flag per configuration key (`DaemonConfiguration.table`), `--KEY VALUE` or `--KEY=VALUE`, parsed by
+    /// `flagEntries` from the table rather than declared here one by one, so a key and its flag cannot drift apart.
+    /// Listed in `--help` by `keyHelp`.
+    @Argument(parsing: .allUnrecognized, help: .hidden) var keyFlags: [String] = []
 
     public init() {}
 
+    public mutating func validate() throws {
+        _ = try Self.entries(keyFlags)
+    }
+
     /// The flags given, as configuration entries.
-    var flagEntries: [ConfigFile.Entry] {
+    var flagEntries: [ConfigFile.Entry] { (try? Self.entries(keyFlags)) ?? [] }
+
+    /// `--state-dir`, the name `--state-directory` had first.
+    static let aliases = ["state-dir": "state-directory"]
+
+    /// `--KEY VALUE` and `--KEY=VALUE` pairs as entries: the value is the next argument whatever it starts with, so
+    /// a café west of Greenwich types `--longitude -0.12`.
+    static func entries(_ arguments: [String]) throws(ValidationError) -> [ConfigFile.Entry] {
         var entries: [ConfigFile.Entry] = []
-        func add(_ key: String, _ value: String?) {
-            if let value { entries.append(ConfigFile.Entry(key: key, value: value, line: 0)) }
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            guard argument.hasPrefix("--"), argument.count > 2 else {
+                throw ValidationError("unexpected argument '\(argument)'")
+            }
+            var name = String(argument.dropFirst(2))
+            var value: String
+            if let equals = name.firstIndex(of: "=") {
+                value = String(name[name.index(after: equals)...])
+                name = String(name[..<equals])
+            } else {
+                guard index + 1 < arguments.count else { throw ValidationError("--\(name) needs a value") }
+                index += 1
+                value = arguments[index]
+            }
+            name = aliases[name] ?? name
+            guard DaemonConfiguration.keys.contains(name) else { throw ValidationError("unknown option '--\(name)'") }
+            entries.append(ConfigFile.Entry(key: name, value: value, line: 0))
+            index += 1
         }
-        add("station-id", stationId)
-        add("latitude", latitude)
-        add("longitude", longitude)
-        for value in region { add("region", value) }
-        add("backend", backend)
-        for value in adapter { add("adapter", value) }
-        add("scan-interval-ms", scanIntervalMs)
-        add("scan-window-ms", scanWindowMs)
-        add("registry", registry)
-        add("auth", auth)
-        add("api-key-file", apiKeyFile)
-        add("refresh-interval", refreshInterval)
-        add("report-interval", reportInterval)
-        add("exit-timeout", exitTimeout)
-        add("station-beacon", stationBeacon)
-        add("station-silence", stationSilence)
-        add("stall-timeout", stallTimeout)
-        add("state-directory", stateDir)
-        add("control-socket", controlSocket)
-        add("outbox-capacity", outboxCapacity)
-        add("clock-sync-wait", clockSyncWait)
-        add("capture-gather-ms", captureGatherMs)
         return entries
+    }
+
+    /// The key flags for a command's `--help`, one per key with its value's shape, meaning and default.
+    public static var keyHelp: String {
+        let defaults = DaemonConfiguration().settings
+        let lines = DaemonConfiguration.table.map { key in
+            let given = defaults[key.name].flatMap { $0.isEmpty ? nil : " (default: \($0))" } ?? ""
+            return "  --\(key.name) <\(key.valueName)>\n" + wrapped(key.help + given, indent: 8, width: 79)
+        }
+        return "Configuration keys, each a flag of the same name that overrides the file:\n"
+            + lines.joined(separator: "\n")
+    }
+
+    /// `text` in lines of at most `width` columns, each indented: already wrapped, the help is not wrapped again
+    /// (ArgumentParser wraps a discussion's long lines at 80 columns, losing their indentation).
+    static func wrapped(_ text: String, indent: Int, width: Int) -> String {
+        var lines: [String] = []
+        var line = ""
+        for word in text.split(separator: " ") {
+            if !line.isEmpty, indent + line.count + 1 + word.count > width {
+                lines.append(line)
+                line = ""
+            }
+            line += (line.isEmpty ? "" : " ") + word
+        }
+        if !line.isEmpty { lines.append(line) }
+        let margin = String(repeating: " ", count: indent)
+        return lines.map { margin + $0 }.joined(separator: "\n")
     }
 
     /// Reads the file (if any) and applies the flags. Errors name the file or flag, key and reason.

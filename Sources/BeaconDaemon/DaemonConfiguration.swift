@@ -38,16 +38,6 @@ public struct DaemonConfiguration: Sendable {
     /// Milliseconds adverts gather after the first wakes the capture thread, before it reads them all (0: at once).
     public var captureGatherMilliseconds = 50
 
-    /// The keys the file and the flags know, for `--help` and for "unknown key" errors.
-    public static let keys = [
-        "station-id", "latitude", "longitude", "region", "backend", "adapter", "scan-interval-ms", "scan-window-ms",
-        "stall-timeout",
-        "registry", "auth", "api-key-file", "refresh-interval", "report-interval", "exit-timeout", "station-beacon",
-        "station-silence", "state-directory", "control-socket", "outbox-capacity", "clock-sync-wait",
-        "capture-gather-ms",
-    ]
-    static let repeatable: Set<String> = ["region", "adapter"]
-
     /// systemd's directories, when the service runs under it, are the defaults for state and the socket.
     public init(environment: [String: String] = [:]) {
         if let state = environment["STATE_DIRECTORY"]?.split(separator: ":").first { stateDirectory = String(state) }
@@ -63,16 +53,16 @@ public struct DaemonConfiguration: Sendable {
     ) -> (DaemonConfiguration, [ConfigError]) {
         var configuration = DaemonConfiguration(environment: environment)
         var errors: [ConfigError] = []
-        for (source, entries) in [("file", file), ("flags", flags)] {
+        for entries in [file, flags] {
             var seen: [String: Int?] = [:]
-            var lists: [String: [String]] = [:]
+            var lists: [String: (key: ConfigKey, given: [ConfigFile.Entry])] = [:]
             for entry in entries {
-                guard keys.contains(entry.key) else {
+                guard let key = tableByName[entry.key] else {
                     errors.append(ConfigError(key: entry.key, line: entry.line, reason: "unknown key"))
                     continue
                 }
-                if repeatable.contains(entry.key) {
-                    lists[entry.key, default: []].append(entry.value)
+                if key.repeatable {
+                    lists[entry.key, default: (key, [])].given.append(entry)
                     continue
                 }
                 if let earlier = seen[entry.key] {
@@ -81,15 +71,14 @@ public struct DaemonConfiguration: Sendable {
                     continue
                 }
                 seen[entry.key] = entry.line
-                if let reason = configuration.set(entry.key, entry.value) {
+                if let (reason, _) = key.apply(&configuration, [entry.value]) {
                     errors.append(ConfigError(key: entry.key, line: entry.line, reason: reason))
                 }
             }
             // A list given in a later source replaces the earlier one whole.
-            for (key, values) in lists.sorted(by: { $0.key < $1.key }) {
-                if let (reason, index) = configuration.setList(key, values) {
-                    let line = entries.filter { $0.key == key }[index].line
-                    errors.append(ConfigError(key: key, line: source == "file" ? line : 0, reason: reason))
+            for (name, list) in lists.sorted(by: { $0.key < $1.key }) {
+                if let (reason, index) = list.key.apply(&configuration, list.given.map(\.value)) {
+                    errors.append(ConfigError(key: name, line: list.given[index].line, reason: reason))
                 }
             }
         }
@@ -99,97 +88,6 @@ public struct DaemonConfiguration: Sendable {
             ($0.element.line ?? .max, $0.offset) < ($1.element.line ?? .max, $1.offset)
         }
         return (configuration, ordered.map(\.element))
-    }
-
-    /// Sets one scalar; returns why the value is wrong, if it is.
-    mutating func set(_ key: String, _ value: String) -> String? {
-        func integer(_ range: ClosedRange<Int>, _ apply: (inout DaemonConfiguration, Int) -> Void) -> String? {
-            guard let number = Int(value), range.contains(number) else {
-                return "expected a whole number from \(range.lowerBound) to \(range.upperBound), got \"\(value)\""
-            }
-            apply(&self, number)
-            return nil
-        }
-        func decimal(_ range: ClosedRange<Double>, _ apply: (inout DaemonConfiguration, Double) -> Void) -> String? {
-            guard let number = Double(value), number.isFinite, range.contains(number) else {
-                return "expected a number from \(range.lowerBound) to \(range.upperBound), got \"\(value)\""
-            }
-            apply(&self, number)
-            return nil
-        }
-        switch key {
-        case "station-id":
-            guard !value.isEmpty, value.count <= 64,
-                value.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) })
-            else { return "expected 1 to 64 letters, digits, '-', '_' or '.', got \"\(value)\"" }
-            stationID = value
-        case "latitude": return decimal(-90...90) { $0.latitude = $1 }
-        case "longitude": return decimal(-180...180) { $0.longitude = $1 }
-        case "backend":
-            guard let backend = Backend(rawValue: value) else {
-                return "expected \(Backend.spelledOut), got \"\(value)\""
-            }
-            self.backend = backend
-        case "scan-interval-ms": return decimal(2.5...10_240) { $0.scanIntervalMilliseconds = $1 }
-        case "scan-window-ms": return decimal(2.5...10_240) { $0.scanWindowMilliseconds = $1 }
-        case "registry":
-            guard RegistryConfiguration.location(value, sightingsFile: "") != nil else {
-                return "expected an http://, https:// or file:/// URL, got \"\(value)\""
-            }
-            registry = value
-        case "auth":
-            guard let mode = RegistryConfiguration.Authentication(rawValue: value) else {
-                return "expected query or bearer, got \"\(value)\""
-            }
-            authentication = mode
-        case "api-key-file":
-            guard value.hasPrefix("/") else { return "expected an absolute path, got \"\(value)\"" }
-            apiKeyFile = value
-        case "refresh-interval": return integer(10...86_400) { $0.refreshInterval = $1 }
-        case "report-interval": return integer(10...86_400) { $0.reportInterval = $1 }
-        case "exit-timeout": return integer(1...3_600) { $0.exitTimeout = $1 }
-        case "station-beacon":
-            guard let beacon = BeaconIdentity(value) else { return "expected UUID:MAJOR:MINOR, got \"\(value)\"" }
-            stationBeacon = beacon
-        case "station-silence": return integer(10...86_400) { $0.stationSilence = $1 }
-        case "stall-timeout": return integer(2...86_400) { $0.stallTimeout = $1 }
-        case "state-directory":
-            guard value.hasPrefix("/") else { return "expected an absolute path, got \"\(value)\"" }
-            stateDirectory = value
-        case "control-socket":
-            guard value.hasPrefix("/"), value.utf8.count < 108 else {
-                return "expected an absolute path under 108 bytes (the limit of a Unix socket address)"
-            }
-            controlSocket = value
-        case "outbox-capacity": return integer(100...10_000_000) { $0.outboxCapacity = $1 }
-        case "clock-sync-wait": return integer(0...86_400) { $0.clockSyncWait = $1 }
-        case "capture-gather-ms": return integer(0...200) { $0.captureGatherMilliseconds = $1 }
-        default: return "unknown key"
-        }
-        return nil
-    }
-
-    /// Sets a list; returns why and which value is wrong, if one is.
-    mutating func setList(_ key: String, _ values: [String]) -> (reason: String, index: Int)? {
-        switch key {
-        case "region":
-            var parsed: [BeaconRegion] = []
-            for (index, value) in values.enumerated() {
-                guard let region = BeaconRegion(value) else {
-                    return ("expected UUID or UUID:MAJOR, got \"\(value)\"", index)
-                }
-                parsed.append(region)
-            }
-            regions = parsed
-        case "adapter":
-            for (index, value) in values.enumerated()
-            where !(value.hasPrefix("hci") && Int(value.dropFirst(3)) != nil) && !BluetoothAddressText.isValid(value) {
-                return ("expected an adapter name (hci0) or address (00:1A:7D:DA:71:13), got \"\(value)\"", index)
-            }
-            adapters = values
-        default: return ("unknown key", 0)
-        }
-        return nil
     }
 
     func crossChecks() -> [ConfigError] {

@@ -5,8 +5,8 @@ import Testing
 
 @testable import BeaconCLI
 
-/// Every configuration key is a flag of the same name, and every such flag reaches the configuration as its key: the
-/// key list, the flags and the flags' entries are written in different places, and this is what keeps them together.
+/// Every configuration key is a flag of the same name, and every such flag reaches the configuration as its key: both
+/// come from one table (`DaemonConfiguration.table`), and these hold the flags' parsing and help to it.
 @Suite struct ConfigKeyFlagTests {
     @Test func everyKeyIsAFlagOfItsNameThatArrivesAsThatKey() throws {
         var arguments: [String] = []
@@ -27,6 +27,44 @@ import Testing
     }
 
     @Test func theStateDirectoryKeepsItsShortName() throws {
-        #expect(try ConfigOptions.parse(["--state-dir", "/tmp/a"]).flagEntries.first?.value == "/tmp/a")
+        let entry = try #require(try ConfigOptions.parse(["--state-dir", "/tmp/a"]).flagEntries.first)
+        #expect(entry.key == "state-directory" && entry.value == "/tmp/a")
+    }
+
+    @Test func aValueMayStartWithADashOrFollowAnEqualsSign() throws {
+        let options = try ConfigOptions.parse([
+            "--longitude", "-0.12", "--latitude=-33.9", "--region", "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0",
+            "--config", "/nonexistent", "--region=FDA50693-A4E2-4FB1-AFCF-C6EB07647825:7",
+        ])
+        #expect(options.config == "/nonexistent")
+        #expect(
+            options.flagEntries.map { "\($0.key)=\($0.value)" } == [
+                "longitude=-0.12", "latitude=-33.9", "region=E2C56DB5-DFFB-48D2-B060-D0F5A71096E0",
+                "region=FDA50693-A4E2-4FB1-AFCF-C6EB07647825:7",
+            ])
+        let (configuration, errors) = options.load(environment: [:])
+        #expect(errors.count == 1 && errors[0].contains("/nonexistent"), "\(errors)")
+        #expect(configuration.longitude == -0.12 && configuration.latitude == -33.9 && configuration.regions.count == 2)
+    }
+
+    @Test(arguments: [
+        (["--no-such-key", "1"], "unknown option '--no-such-key'"), (["--latitude"], "--latitude needs a value"),
+        (["51.5"], "unexpected argument '51.5'"),
+    ])
+    func aFlagThatIsNoKeyOrHasNoValueIsAUsageError(arguments: [String], message: String) {
+        do {
+            _ = try ConfigOptions.parse(arguments)
+            Issue.record("\(arguments) parsed")
+        } catch {
+            #expect(ConfigOptions.message(for: error).contains(message), "\(ConfigOptions.message(for: error))")
+        }
+    }
+
+    @Test func theTableIsTheOnlyListOfKeys() {
+        // Every key in the table is distinct, shown by `settings`, and documented with a value's shape and a meaning.
+        let names = DaemonConfiguration.table.map(\.name)
+        #expect(Set(names).count == names.count)
+        #expect(Set(DaemonConfiguration().settings.keys) == Set(names))
+        #expect(DaemonConfiguration.table.allSatisfy { !$0.valueName.isEmpty && $0.help.hasSuffix(".") })
     }
 }

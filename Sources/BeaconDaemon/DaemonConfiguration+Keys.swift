@@ -1,0 +1,112 @@
+import BeaconCapture
+import BeaconEngine
+import BeaconRegistryClient
+import BeaconWire
+
+extension DaemonConfiguration {
+    /// Every configuration key, in the order `--help` and the shipped example give them. A new key is one line here
+    /// (and its property): the file, the flags, `--help`, `check-config` and SIGHUP's comparison all follow.
+    public static let table: [ConfigKey] = [
+        .value("station-id", "id", "Station id, named in every sighting and its id.", \.stationID, show: { $0 }) {
+            guard !$0.isEmpty, $0.count <= 64,
+                $0.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) })
+            else { return .failure(.init("expected 1 to 64 letters, digits, '-', '_' or '.', got \"\($0)\"")) }
+            return .success($0)
+        },
+        .decimal("latitude", -90...90, "degrees", "Station latitude, sent with each sighting.", \.latitude),
+        .decimal("longitude", -180...180, "degrees", "Station longitude (negative west of Greenwich).", \.longitude),
+        .list(
+            "region", "uuid[:major]", "Beacon region (repeatable; the default is FindMyBike's).",
+            \.regions, show: { $0.description }, parse: { BeaconRegion($0) }, expected: "UUID or UUID:MAJOR"),
+        .value("backend", "name", "Capture backend: \(Backend.spelledOut).", \.backend, show: { $0.rawValue }) {
+            guard let backend = Backend(rawValue: $0) else {
+                return .failure(.init("expected \(Backend.spelledOut), got \"\($0)\""))
+            }
+            return .success(backend)
+        },
+        .list(
+            "adapter", "hciN|address", "Adapter name or address (repeatable).", \.adapters, show: { $0 },
+            parse: {
+                ($0.hasPrefix("hci") && Int($0.dropFirst(3)) != nil) || BluetoothAddressText.isValid($0) ? $0 : nil
+            },
+            expected: "an adapter name (hci0) or address (00:1A:7D:DA:71:13)"),
+        .decimal("scan-interval-ms", 2.5...10_240, "ms", "LE scan interval.", \.scanIntervalMilliseconds),
+        .decimal(
+            "scan-window-ms", 2.5...10_240, "ms", "LE scan window, at most the interval.", \.scanWindowMilliseconds),
+        .integer(
+            "stall-timeout", 2...86_400, "s",
+            "Seconds without an advert (or without the station beacon, when set) before the scan is recovered: rescan, power-cycle, device reset, rfkill unblock.",
+            \.stallTimeout),
+        .value(
+            "registry", "url", "Registry: https://… or file:///…/bikes.json (default file://STATE/bikes.json).",
+            \.registry, show: { $0 ?? "" }
+        ) {
+            guard RegistryConfiguration.location($0, sightingsFile: "") != nil else {
+                return .failure(.init("expected an http://, https:// or file:/// URL, got \"\($0)\""))
+            }
+            return .success($0)
+        },
+        .value(
+            "auth", "mode", "How the API key is sent: query (?key=) or bearer.", \.authentication, show: { $0.rawValue }
+        ) {
+            guard let mode = RegistryConfiguration.Authentication(rawValue: $0) else {
+                return .failure(.init("expected query or bearer, got \"\($0)\""))
+            }
+            return .success(mode)
+        },
+        .value(
+            "api-key-file", "path",
+            "File holding the registry API key (or use the systemd credential registry-api-key).",
+            \.apiKeyFile, show: { $0 ?? "" }, parse: { absolutePath($0).map(Optional.some) }),
+        .integer("refresh-interval", 10...86_400, "s", "Seconds between missing-set refreshes.", \.refreshInterval),
+        .integer(
+            "report-interval", 10...86_400, "s", "At most one update sighting per visit per this many seconds.",
+            \.reportInterval),
+        .integer("exit-timeout", 1...3_600, "s", "Seconds of silence after which a beacon has left.", \.exitTimeout),
+        .value(
+            "station-beacon", "uuid:major:minor", "The café's own beacon.", \.stationBeacon,
+            show: { $0.map { "\($0)" } ?? "" }
+        ) {
+            guard let beacon = BeaconIdentity($0) else {
+                return .failure(.init("expected UUID:MAJOR:MINOR, got \"\($0)\""))
+            }
+            return .success(beacon)
+        },
+        .integer(
+            "station-silence", 10...86_400, "s",
+            "Seconds the station beacon may be silent before capture is unhealthy.",
+            \.stationSilence),
+        .value(
+            "state-directory", "path", "State directory: outbox, bike cache.", \.stateDirectory, show: { $0 },
+            parse: absolutePath),
+        .value("control-socket", "path", "Control socket.", \.controlSocket, show: { $0 }) {
+            guard $0.hasPrefix("/"), $0.utf8.count < 108 else {
+                return .failure(.init("expected an absolute path under 108 bytes (the limit of a Unix socket address)"))
+            }
+            return .success($0)
+        },
+        .integer("outbox-capacity", 100...10_000_000, "rows", "Most sightings the outbox holds.", \.outboxCapacity),
+        .integer(
+            "clock-sync-wait", 0...86_400, "s",
+            "Seconds a sighting heard before the system clock is synchronised waits for it, then goes marked clockSynchronized: false.",
+            \.clockSyncWait),
+        .integer(
+            "capture-gather-ms", 0...200, "ms",
+            "Milliseconds adverts gather after the first wakes the capture thread, before all are read at once (0: each as it comes).",
+            \.captureGatherMilliseconds),
+    ]
+
+    /// The keys the file and the flags know, for "unknown key" errors.
+    public static var keys: [String] { table.map(\.name) }
+
+    static let tableByName = Dictionary(uniqueKeysWithValues: table.map { ($0.name, $0) })
+
+    private static func absolutePath(_ text: String) -> Result<String, ConfigKey.Refusal> {
+        text.hasPrefix("/") ? .success(text) : .failure(.init("expected an absolute path, got \"\(text)\""))
+    }
+
+    /// Every key with its value as text: what SIGHUP compares to tell which keys changed.
+    public var settings: [String: String] {
+        Dictionary(uniqueKeysWithValues: Self.table.map { ($0.name, $0.show(self)) })
+    }
+}
