@@ -45,7 +45,7 @@ public struct RecordCommand: ParsableCommand {
         do {
             capture = try HCICapture(
                 adapters: [adapter],
-                settings: HCICapture.Settings(intervalMilliseconds: scanInterval, windowMilliseconds: scanWindow))
+                settings: CaptureSettings(intervalMilliseconds: scanInterval, windowMilliseconds: scanWindow))
             try capture.start()
         } catch {
             printToStandardError("beacond: \(error)\n")

@@ -69,7 +69,7 @@ public struct ScanCommand: ParsableCommand {
             // --all: bluetoothd's monitor would pass only the configured regions, so ask it for everything.
             (capture, _) = try (backend ?? configuration.backend).open(
                 adapters: configuration.adapters, regions: all ? [] : configuration.regions,
-                settings: HCICapture.Settings(
+                settings: CaptureSettings(
                     intervalMilliseconds: configuration.scanIntervalMilliseconds,
                     windowMilliseconds: configuration.scanWindowMilliseconds))
         } catch {

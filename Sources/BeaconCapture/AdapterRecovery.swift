@@ -42,16 +42,16 @@ public final class AdapterRecovery {
     /// takes the step it names, reporting a step that failed.
     func watch(
         _ ladder: inout RecoveryLadder?, now: Int64, lastHeard: Int64, adapter: String,
-        report: (HCICapture.Report) -> Void
+        report: (AdapterReport) -> Void
     ) {
         guard let events = ladder?.evaluate(now: now, lastHeard: lastHeard) else { return }
         for event in events {
-            report(HCICapture.Report(adapter: adapter, event: .ladder(event)))
+            report(AdapterReport(adapter: adapter, event: .ladder(event)))
             guard case .take(let step) = event else { continue }
             do {
                 try perform(step)
             } catch {
-                report(HCICapture.Report(adapter: adapter, event: .stepFailed(step, error)))
+                report(AdapterReport(adapter: adapter, event: .stepFailed(step, error)))
             }
         }
     }

@@ -17,21 +17,17 @@ public final class BlueZCapture {
         case monitor, dbus
     }
 
-    /// One configured adapter and its scan; `scanning` false while it is away or not yet restarted.
+    /// One configured adapter, its scan and its watch; `scanning` false while it is away or not yet restarted.
     final class AdapterSlot {
-        let name: String
+        let watch: AdapterWatch
         let scan: BlueZScan
         var scanning = false
-        var ladder: RecoveryLadder?
         var recovery: AdapterRecovery!
-        var lastHeard: Int64
-        var nextRetry: Int64 = 0
+        var name: String { watch.name }
 
-        init(name: String, scan: BlueZScan, policy: RecoveryLadder.Policy?, now: Int64) {
-            self.name = name
+        init(name: String, scan: BlueZScan, settings: CaptureSettings, now: Int64) {
+            watch = AdapterWatch(name: name, settings: settings, now: now)
             self.scan = scan
-            ladder = policy.map(RecoveryLadder.init(policy:))
-            lastHeard = now
         }
     }
 
@@ -43,13 +39,13 @@ public final class BlueZCapture {
     }
 
     public let mode: Mode
-    private let settings: HCICapture.Settings
-    private let onReport: (HCICapture.Report) -> Void
+    private let settings: CaptureSettings
+    private let onReport: (AdapterReport) -> Void
     private let bus: DBusConnection
     private let monitor: MonitorSocket?
     private let slots: [AdapterSlot]
     private var devices: [String: Device] = [:]
-    private let packets = PacketBatch(capacity: HCICapture.batch)
+    private let packets = PacketBatch(capacity: CaptureSettings.packetsPerRead)
     private var roundTime: Int64
     /// The monitor channel (first, when there is one) and the bus, for poll(2); built once.
     private var pollers: [pollfd] = []
@@ -59,8 +55,8 @@ public final class BlueZCapture {
     /// Connects to bluetoothd (and, for `monitor`, opens the monitor channel) and checks every adapter is
     /// known to it; scanning starts with `start`.
     public init(
-        mode: Mode, adapters: [String], regions: [BeaconRegion], settings: HCICapture.Settings,
-        onReport: @escaping (HCICapture.Report) -> Void = { _ in }
+        mode: Mode, adapters: [String], regions: [BeaconRegion], settings: CaptureSettings,
+        onReport: @escaping (AdapterReport) -> Void = { _ in }
     ) throws(HCIError) {
         self.mode = mode
         self.settings = settings
@@ -78,7 +74,7 @@ public final class BlueZCapture {
             let index = try HCISocket.deviceID(named: adapter)
             slots.append(
                 AdapterSlot(
-                    name: adapter, scan: BlueZScan(index: index, regions: regions), policy: settings.recovery,
+                    name: adapter, scan: BlueZScan(index: index, regions: regions), settings: settings,
                     now: roundTime))
         }
         self.slots = slots
@@ -140,7 +136,7 @@ public final class BlueZCapture {
             }
         }
         roundTime = SystemTime.monotonicNanoseconds()
-        for slot in slots { slot.lastHeard = roundTime }
+        for slot in slots { slot.watch.restarted(now: roundTime) }
         return methods
     }
 
@@ -153,17 +149,15 @@ public final class BlueZCapture {
 
     /// Liveness evidence for `adapter` when the settings say adverts alone are not enough.
     public func heard(adapter: UInt16?) {
-        for slot in slots where slot.scan.index == adapter { slot.lastHeard = roundTime }
+        for slot in slots where slot.scan.index == adapter { slot.watch.lastHeard = roundTime }
     }
 
     /// Waits up to `timeoutMilliseconds`, hands every advertising event to `body` (borrowed), answers
     /// bluetoothd, runs the watchdogs. Returns how many events were handed on.
     @discardableResult
     public func poll(timeoutMilliseconds: Int32, _ body: (CaptureRecord) throws -> Void) throws -> Int {
-        let deadline = HCICapture.nextDecision(of: slots.lazy.map { ($0.scanning ? $0.ladder : nil, $0.lastHeard) })
-        let wait = HCICapture.wait(timeoutMilliseconds, until: deadline)
-        let ready = pollers.withUnsafeMutableBufferPointer { Glibc.poll($0.baseAddress, nfds_t($0.count), wait) }
-        if ready < 0 && errno != EINTR { throw HCISocket.failure(errno, "wait for", name: "the adapters") }
+        let ready = try AdapterWatch.poll(
+            &pollers, timeoutMilliseconds: timeoutMilliseconds, watching: slots.lazy.filter(\.scanning).map(\.watch))
         roundTime = SystemTime.monotonicNanoseconds()
         var count = 0
         if let monitor, ready > 0, pollers[0].revents != 0 {
@@ -192,7 +186,7 @@ public final class BlueZCapture {
     /// Short packets (under the 6-byte header) are skipped, not the end of the batch.
     private func readMonitor(_ monitor: MonitorSocket, _ body: (CaptureRecord) throws -> Void) throws -> Int {
         var count = 0
-        for _ in 0..<HCICapture.batchesPerPoll * 4 {
+        for _ in 0..<CaptureSettings.readsPerPoll * 4 {
             let received = try monitor.receive(into: packets)
             for packetIndex in 0..<received {
                 let packet = packets[packetIndex]
@@ -202,7 +196,7 @@ public final class BlueZCapture {
                 else { continue }
                 let payload = UnsafeRawBufferPointer(rebasing: packet[6..<(6 + length)])
                 if settings.livenessFromAnyAdvert && LEMetaEvent.carriesAdvertisingReports(payload) {
-                    slot.lastHeard = roundTime
+                    slot.watch.lastHeard = roundTime
                 }
                 count += 1
                 try body(
@@ -211,7 +205,7 @@ public final class BlueZCapture {
                         link: .monitorFields(adapter: index, opcode: opcode), adapter: index,
                         payload: payload))
             }
-            if received < HCICapture.batch { break }
+            if received < CaptureSettings.packetsPerRead { break }
         }
         return count
     }
@@ -234,7 +228,7 @@ public final class BlueZCapture {
             if let slot = slots.first(where: { $0.scan.path == object }),
                 interfaces[BlueZScan.adapterInterface] != nil, !slot.scanning
             {
-                slot.nextRetry = 0  // back: take it up at the next maintenance
+                slot.watch.away(now: roundTime, soon: true)  // back: take it up at the next maintenance
             }
             if mode == .dbus, let device = interfaces["org.bluez.Device1"] {
                 update(object, with: device, announce: true)
@@ -250,9 +244,9 @@ public final class BlueZCapture {
                 names.contains(BlueZScan.adapterInterface), slot.scanning
             {
                 slot.scanning = false
-                slot.nextRetry = roundTime + settings.reopenMilliseconds * 1_000_000
+                slot.watch.away(now: roundTime)
                 onReport(
-                    HCICapture.Report(
+                    AdapterReport(
                         adapter: slot.name,
                         event: .gone(HCIError(.noAdapter, "bluetoothd lost hci\(slot.scan.index)"))))
             }
@@ -265,13 +259,13 @@ public final class BlueZCapture {
                     slot.scanning = false
                     slot.scan.forget()
                     onReport(
-                        HCICapture.Report(
+                        AdapterReport(
                             adapter: slot.name,
                             event: .gone(
                                 HCIError(.noAdapter, owner.isEmpty ? "bluetoothd stopped" : "bluetoothd restarted"))))
                 }
                 // Take the adapters up again as soon as the new bluetoothd is there (it may still be starting).
-                slot.nextRetry = owner.isEmpty ? roundTime + settings.reopenMilliseconds * 1_000_000 : 0
+                slot.watch.away(now: roundTime, soon: !owner.isEmpty)
             }
             devices.removeAll()
         case ("org.freedesktop.DBus.Properties", "PropertiesChanged"):
@@ -322,20 +316,13 @@ public final class BlueZCapture {
     /// The watchdogs, and taking up adapters that came back.
     private func maintain() {
         for slot in slots {
-            if slot.scanning {
-                slot.recovery.watch(
-                    &slot.ladder, now: roundTime, lastHeard: slot.lastHeard, adapter: slot.name,
-                    report: onReport)
-            } else if roundTime >= slot.nextRetry {
-                slot.nextRetry = roundTime + settings.reopenMilliseconds * 1_000_000
-                if (try? slot.scan.start(on: bus, serving: dispatch)) != nil {
+            _ = slot.watch.maintain(
+                now: roundTime, recovery: slot.scanning ? slot.recovery : nil,
+                takeUp: {
+                    guard (try? slot.scan.start(on: bus, serving: dispatch)) != nil else { return nil }
                     slot.scanning = true
-                    slot.lastHeard = roundTime
-                    slot.ladder = settings.recovery.map(RecoveryLadder.init(policy:))
-                    onReport(
-                        HCICapture.Report(adapter: slot.name, event: .back(slot.scan.method?.rawValue ?? "")))
-                }
-            }
+                    return slot.scan.method?.rawValue ?? ""
+                }, report: onReport)
         }
     }
 

@@ -28,8 +28,8 @@ public enum RadioBackend: String, Sendable, CaseIterable {
 
     /// Opens the adapters this way and starts scanning; returns the radio and how each adapter scans.
     public func open(
-        adapters: [String], regions: [BeaconRegion], settings: HCICapture.Settings,
-        onReport: @escaping (HCICapture.Report) -> Void = { _ in }
+        adapters: [String], regions: [BeaconRegion], settings: CaptureSettings,
+        onReport: @escaping (AdapterReport) -> Void = { _ in }
     ) throws(HCIError) -> (radio: any LiveRadio, methods: [String]) {
         switch self {
         case .hci:

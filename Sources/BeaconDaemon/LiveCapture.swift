@@ -26,7 +26,7 @@ public final class LiveCapture: CaptureSource {
     /// CAP_NET_RAW). Until `start`, reports wait in the sockets' buffers. With a station beacon, only it
     /// counts as liveness.
     public init(configuration: DaemonConfiguration, logger: Logger) throws(HCIError) {
-        var settings = HCICapture.Settings(
+        var settings = CaptureSettings(
             intervalMilliseconds: configuration.scanIntervalMilliseconds,
             windowMilliseconds: configuration.scanWindowMilliseconds,
             recovery: .seconds(stallAfter: Double(configuration.stallTimeout)))
@@ -34,7 +34,7 @@ public final class LiveCapture: CaptureSource {
         settings.gatherMilliseconds = configuration.captureGatherMilliseconds
         let backend = configuration.backend
         let status = CaptureStatus(backend: backend.rawValue, sources: configuration.adapters)
-        let onReport = { (report: HCICapture.Report) in LiveCapture.record(report, in: status, logger: logger) }
+        let onReport = { (report: AdapterReport) in LiveCapture.record(report, in: status, logger: logger) }
         let (radio, methods) = try backend.open(
             adapters: configuration.adapters, regions: configuration.regions, settings: settings, onReport: onReport)
         status.update { snapshot in
@@ -116,7 +116,7 @@ public final class LiveCapture: CaptureSource {
     }
 
     /// Logs what happened to an adapter and keeps its state and the recovery count for `status`.
-    static func record(_ report: HCICapture.Report, in status: CaptureStatus, logger: Logger) {
+    static func record(_ report: AdapterReport, in status: CaptureStatus, logger: Logger) {
         let adapter: Logger.Metadata = ["adapter": "\(report.adapter)"]
         switch report.event {
         case .ladder(.stalled(let silence)):

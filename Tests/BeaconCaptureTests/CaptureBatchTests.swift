@@ -27,7 +27,7 @@ import Testing
     @Test(arguments: [0, 50])
     func advertsThatArriveTogetherAreReadTogetherAndStampedMonotonic(gather: Int) throws {
         let controller = FakeController(extended: false)
-        var settings = HCICapture.Settings(intervalMilliseconds: 100, windowMilliseconds: 100)
+        var settings = CaptureSettings(intervalMilliseconds: 100, windowMilliseconds: 100)
         settings.gatherMilliseconds = gather
         let capture = HCICapture(sockets: [controller.socket], settings: settings)
         try capture.start()

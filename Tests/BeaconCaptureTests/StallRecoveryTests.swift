@@ -16,7 +16,7 @@ import Testing
         backoffCap: 4_000 * milliseconds)
 
     final class Events: @unchecked Sendable {
-        var reports: [HCICapture.Report] = []
+        var reports: [AdapterReport] = []
         var names: [String] {
             reports.map { report in
                 switch report.event {
@@ -37,7 +37,7 @@ import Testing
     {
         let capture = HCICapture(
             sockets: [controller.socket],
-            settings: HCICapture.Settings(intervalMilliseconds: 100, windowMilliseconds: 100, recovery: policy),
+            settings: CaptureSettings(intervalMilliseconds: 100, windowMilliseconds: 100, recovery: policy),
             openManagement: { management.open() }, rfkillPath: rfkill
         ) { events.reports.append($0) }
         try capture.start()
@@ -116,7 +116,7 @@ import Testing
     @Test func withAStationBeaconOnlyItKeepsTheWatchdogQuiet() throws {
         let controller = FakeController(extended: false)
         let events = Events()
-        var settings = HCICapture.Settings(intervalMilliseconds: 100, windowMilliseconds: 100, recovery: Self.policy)
+        var settings = CaptureSettings(intervalMilliseconds: 100, windowMilliseconds: 100, recovery: Self.policy)
         settings.livenessFromAnyAdvert = false
         let capture = HCICapture(
             sockets: [controller.socket], settings: settings, openManagement: { FakeManagement().open() },
@@ -144,7 +144,7 @@ import Testing
         let events = Events()
         let capture = HCICapture(
             sockets: [controller.socket],
-            settings: HCICapture.Settings(intervalMilliseconds: 100, windowMilliseconds: 100),
+            settings: CaptureSettings(intervalMilliseconds: 100, windowMilliseconds: 100),
             openManagement: { () throws(HCIError) -> MgmtSocket in throw HCIError(.io, "none") },
             rfkillPath: "/nonexistent"
         ) { events.reports.append($0) }

@@ -16,7 +16,7 @@ final class SocketCapture: CaptureSource, @unchecked Sendable {
     private let stopped = Atomic<Bool>(false)
 
     init(descriptor: Int32, gather: Int) {
-        var settings = HCICapture.Settings(intervalMilliseconds: 100, windowMilliseconds: 100)
+        var settings = CaptureSettings(intervalMilliseconds: 100, windowMilliseconds: 100)
         settings.gatherMilliseconds = gather
         capture = HCICapture(sockets: [HCISocket(descriptor: descriptor, deviceID: 0)], settings: settings)
     }

@@ -121,7 +121,7 @@ func bareReads(_ adverts: Int) -> Int64 {
 func livePath(_ adverts: Int) -> (Int64, UInt64) {
     let (near, far) = socketPair()
     defer { close(far) }
-    let capture = HCICapture(sockets: [HCISocket(descriptor: near, deviceID: 0)], settings: HCICapture.Settings(intervalMilliseconds: 100, windowMilliseconds: 100))
+    let capture = HCICapture(sockets: [HCISocket(descriptor: near, deviceID: 0)], settings: CaptureSettings(intervalMilliseconds: 100, windowMilliseconds: 100))
     let ring = AdvertRing(capacity: 4_096)
     let done = Atomic<Bool>(false)
     let consumer = Thread { [ring] in
@@ -196,7 +196,7 @@ func paced(rate: Int, seconds: Double, gather: Int) -> Paced {
     let count = min(Int(Double(rate) * seconds), 65_536)
     let (near, far) = socketPair()
     defer { close(far) }
-    var settings = HCICapture.Settings(intervalMilliseconds: 100, windowMilliseconds: 100)
+    var settings = CaptureSettings(intervalMilliseconds: 100, windowMilliseconds: 100)
     settings.gatherMilliseconds = gather
     let capture = HCICapture(sockets: [HCISocket(descriptor: near, deviceID: 0)], settings: settings)
     /// Send times by minor, written by the writer before each write and read by the consumer after the advert has
@@ -326,7 +326,7 @@ let policy = RecoveryLadder.Policy(
     stallAfter: stallMilliseconds * 1_000_000, stepGrace: 10_000_000_000, backoffBase: 60_000_000_000, backoffCap: 60_000_000_000)
 let capture = HCICapture(
     sockets: [HCISocket(descriptor: near, deviceID: 0)],
-    settings: HCICapture.Settings(intervalMilliseconds: 100, windowMilliseconds: 100, recovery: policy))
+    settings: CaptureSettings(intervalMilliseconds: 100, windowMilliseconds: 100, recovery: policy))
 do { try capture.start() } catch { fail("start: \(error)") }
 while responder.firstCommandAfterReport.withLock({ $0.count }) < rounds {
     _ = try? capture.poll(timeoutMilliseconds: 1_000) { _ in }
