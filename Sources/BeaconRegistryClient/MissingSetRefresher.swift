@@ -14,8 +14,6 @@ public final class MissingSetRefresher<C: Clock>: Sendable where C.Duration == D
     private let regions: [BeaconRegion]
     private let mailbox: MissingSetMailbox
     private let clock: C
-    private let interval: Duration
-    private let jitter: Double
     private let logger: Logger
     private let wallClock: @Sendable () -> Int64
     private let doorbell = Doorbell()
@@ -28,7 +26,7 @@ public final class MissingSetRefresher<C: Clock>: Sendable where C.Duration == D
         var validators: CacheValidators?
         /// The registry the validators came from: another one's (after a reload changed it) are not sent.
         var validatorsFrom: String?
-        var backoff: Backoff
+        var policy: RefreshPolicy
     }
 
     public init(
@@ -42,11 +40,12 @@ public final class MissingSetRefresher<C: Clock>: Sendable where C.Duration == D
         self.regions = regions
         self.mailbox = mailbox
         self.clock = clock
-        self.interval = interval
-        self.jitter = jitter
         self.logger = logger
         self.wallClock = wallClock
-        self.state = Mutex(State(status: RegistrySyncStatus(registry: registry.displayName), backoff: backoff))
+        self.state = Mutex(
+            State(
+                status: RegistrySyncStatus(registry: registry.displayName),
+                policy: RefreshPolicy(interval: interval, jitter: jitter, backoff: backoff)))
     }
 
     /// The registry is named as it is now: a SIGHUP may have pointed the refresher at another one.
@@ -132,32 +131,31 @@ public final class MissingSetRefresher<C: Clock>: Sendable where C.Duration == D
                     state.status.lastError = nil
                     state.status.lastErrorStatus = nil
                     state.status.consecutiveFailures = 0
-                    state.backoff.reset()
                 }
                 logger.debug("bike list not modified")
             case .list(let set, let validators):
                 let statistics = set.statistics
-                let unusable = "\(statistics.rejectedTotal) of its \(statistics.entries) entries unusable"
-                if statistics.rejectedTotal > statistics.entries - statistics.rejectedTotal {
-                    // Mostly garbage (entries of the wrong type, say): not a list to trust over the one in use.
-                    let kept = mailbox.latest.count
-                    if kept > 0 {
-                        let reason = "the registry's list had \(unusable); the previous list of \(kept) bikes is kept"
-                        state.withLock { state in
-                            state.status.lastError = reason
-                            state.status.lastErrorStatus = nil
-                            state.status.refusedList = reason
-                            state.status.skippedEntries = statistics.rejectedTotal
-                            state.status.consecutiveFailures += 1
-                        }
-                        logger.error(
-                            "bike list refused",
-                            metadata: ["reason": "\(reason)", "bikes.skipped": "\(statistics.rejectedTotal)"])
-                        return false
+                let note: String?
+                switch RefreshPolicy.verdict(on: statistics, kept: mailbox.latest.count) {
+                case .refuse(let reason):
+                    state.withLock { state in
+                        state.status.lastError = reason
+                        state.status.lastErrorStatus = nil
+                        state.status.refusedList = reason
+                        state.status.skippedEntries = statistics.rejectedTotal
+                        state.status.consecutiveFailures += 1
                     }
                     logger.error(
-                        "bike list mostly unusable; taken, as there is no list yet",
-                        metadata: ["bikes.skipped": "\(statistics.rejectedTotal)"])
+                        "bike list refused",
+                        metadata: ["reason": "\(reason)", "bikes.skipped": "\(statistics.rejectedTotal)"])
+                    return false
+                case .take(let taken):
+                    note = taken
+                    if taken != nil {
+                        logger.error(
+                            "bike list mostly unusable; taken, as there is no list yet",
+                            metadata: ["bikes.skipped": "\(statistics.rejectedTotal)"])
+                    }
                 }
                 mailbox.publish(set)
                 let now = wallClock()
@@ -167,15 +165,12 @@ public final class MissingSetRefresher<C: Clock>: Sendable where C.Duration == D
                     state.status.source = .registry
                     state.status.missing = set.count
                     state.status.skippedEntries = set.statistics.rejectedTotal
-                    state.status.refusedList =
-                        statistics.rejectedTotal > statistics.entries - statistics.rejectedTotal
-                        ? "the registry's list had \(unusable); taken, as there was no list yet" : nil
+                    state.status.refusedList = note
                     state.status.fetchedAt = now
                     state.status.lastSuccess = now
                     state.status.lastError = nil
                     state.status.lastErrorStatus = nil
                     state.status.consecutiveFailures = 0
-                    state.backoff.reset()
                 }
                 logger.info(
                     "missing bikes refreshed",
@@ -242,8 +237,7 @@ public final class MissingSetRefresher<C: Clock>: Sendable where C.Duration == D
             }
             let delay = state.withLock { state in
                 var random = SystemRandomNumberGenerator()  // stateless; see SightingPoster.run
-                return succeeded
-                    ? jittered(interval, fraction: jitter, using: &random) : state.backoff.next(using: &random)
+                return state.policy.delay(afterSuccess: succeeded, using: &random)
             }
             let next = wallClock() + delay.saturatingNanoseconds / 1_000_000
             state.withLock { $0.status.nextRefresh = next }

@@ -19,19 +19,9 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
     private let doorbell = Doorbell()
 
     struct State {
-        var backoff: Backoff
-        /// For a registry that holds everything up (a refused key, a redirect): slow, since only a change of
-        /// configuration helps, and `resume()` cuts it short when one comes.
-        var heldBackoff = Backoff(base: .seconds(60), cap: .seconds(1_800))
-        var lastError: String?
-        /// Why every sighting is being held, while it is.
-        var held: String?
-        var resumeRequested = false
+        var policy: PosterPolicy
         /// The oldest sighting waits for the system clock to be synchronised.
         var waitingForClock = false
-        var delivered = 0
-        var retries = 0
-        var rejected = 0
         /// `stop()` was called: no new post starts.
         var stopping = false
     }
@@ -56,7 +46,7 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
         self.clock = clock
         self.logger = logger
         self.wallClock = wallClock
-        self.state = Mutex(State(backoff: backoff))
+        self.state = Mutex(State(policy: PosterPolicy(backoff: backoff)))
     }
 
     /// Tells the poster there is something new (after an enqueue); cheap, never blocks.
@@ -74,16 +64,15 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
 
     /// The registry's configuration changed (SIGHUP): held sightings are tried again at once.
     public func resume() {
-        state.withLock { $0.resumeRequested = true }
+        state.withLock { $0.policy.resume() }
         doorbell.ring()
     }
 
     public var statistics: PosterStatistics {
         state.withLock {
-            PosterStatistics(
-                delivered: $0.delivered, retries: $0.retries, rejected: $0.rejected, lastError: $0.lastError,
-                held: $0.held,
-                waitingForClock: $0.waitingForClock)
+            var statistics = $0.policy.statistics
+            statistics.waitingForClock = $0.waitingForClock
+            return statistics
         }
     }
 
@@ -109,62 +98,51 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
                 entry.body = body
             }
             let outcome = await registry.post(body: entry.body, sightingID: entry.sightingID)
+            let (step, next) = state.withLock { state in
+                // The generator is stateless; one per draw keeps an async function's local out of the lock's
+                // closure, an inout capture ThreadSanitizer's runtime cannot follow (it crashed).
+                var random = SystemRandomNumberGenerator()
+                return state.policy.step(for: outcome, using: &random)
+            }
             do {
-                switch outcome {
-                case .delivered:
-                    try outbox.markDelivered(entry, now: wallClock())
-                    state.withLock {
-                        $0.delivered += 1
-                        $0.backoff.reset()
-                        $0.heldBackoff.reset()
-                        $0.lastError = nil
-                        $0.held = nil
-                    }
-                    logger.debug(
-                        "sighting delivered",
-                        metadata: ["sighting.id": "\(entry.sightingID)", "sighting.kind": "\(entry.kind)"])
-                case .retry(let reason, let retryAfter):
-                    try outbox.markAttempt(entry, error: reason)
-                    let delay = state.withLock { state in
-                        // The generator is stateless; one per draw keeps an async function's local out of the
-                        // lock's closure, an inout capture ThreadSanitizer's runtime cannot follow (it crashed).
-                        var random = SystemRandomNumberGenerator()
-                        state.retries += 1
-                        state.lastError = reason
-                        return max(state.backoff.next(using: &random), retryAfter ?? .zero)
-                    }
-                    logger.warning(
-                        "sighting not delivered; will retry",
-                        metadata: ["sighting.id": "\(entry.sightingID)", "error": "\(reason)", "retry.in": "\(delay)"])
-                    await sleepUnlessStopped(delay)
-                case .held(let status, let reason):
-                    try outbox.markAttempt(entry, error: reason)
-                    let delay = state.withLock { state in
-                        var random = SystemRandomNumberGenerator()  // stateless; see .retry
-                        state.retries += 1
-                        state.lastError = reason
-                        state.held = reason
-                        state.resumeRequested = false
-                        return state.heldBackoff.next(using: &random)
-                    }
-                    logger.error(
-                        "sightings held: the registry cannot take any until the station's configuration changes",
-                        metadata: ["registry.status": "\(status)", "error": "\(reason)", "retry.in": "\(delay)"])
-                    await waitWhileHeld(delay)
-                case .rejected(let status, let reason):
+                switch step.record {
+                case .delivered: try outbox.markDelivered(entry, now: wallClock())
+                case .attempt(let reason): try outbox.markAttempt(entry, error: reason)
+                case .dead(let status, let reason):
                     try outbox.markDead(entry, status: status, reason: reason, now: wallClock())
-                    state.withLock {
-                        $0.rejected += 1
-                        $0.lastError = reason
-                    }
-                    logger.error(
-                        "registry refused a sighting; moved to dead letters",
-                        metadata: ["sighting.id": "\(entry.sightingID)", "registry.status": "\(status)"])
                 }
             } catch {
                 logger.error("outbox write failed; retrying", metadata: ["error": "\(error)"])
                 try? await clock.sleep(for: .seconds(5))
+                continue
             }
+            state.withLock { $0.policy = next }
+            log(outcome, step, entry)
+            switch step.wake {
+            case .stop: await sleepUnlessStopped(step.wait)
+            case .resumeOrStop: await waitWhileHeld(step.wait)
+            }
+        }
+    }
+
+    private func log(_ outcome: PostOutcome, _ step: PosterPolicy.Step, _ entry: OutboxEntry) {
+        switch outcome {
+        case .delivered:
+            logger.debug(
+                "sighting delivered",
+                metadata: ["sighting.id": "\(entry.sightingID)", "sighting.kind": "\(entry.kind)"])
+        case .retry(let reason, _):
+            logger.warning(
+                "sighting not delivered; will retry",
+                metadata: ["sighting.id": "\(entry.sightingID)", "error": "\(reason)", "retry.in": "\(step.wait)"])
+        case .held(let status, let reason):
+            logger.error(
+                "sightings held: the registry cannot take any until the station's configuration changes",
+                metadata: ["registry.status": "\(status)", "error": "\(reason)", "retry.in": "\(step.wait)"])
+        case .rejected(let status, _):
+            logger.error(
+                "registry refused a sighting; moved to dead letters",
+                metadata: ["sighting.id": "\(entry.sightingID)", "registry.status": "\(status)"])
         }
     }
 
@@ -220,7 +198,7 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
         let deadline = clock.now.advanced(by: delay)
         while !Task.isCancelled, !stopping, clock.now < deadline {
             await doorbell.wait(timeout: clock.now.duration(to: deadline), clock: clock)
-            if state.withLock({ $0.resumeRequested }) { return }
+            if state.withLock({ $0.policy.resumeRequested }) { return }
         }
     }
 

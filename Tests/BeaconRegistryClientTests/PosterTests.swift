@@ -3,6 +3,7 @@ import BeaconEngine
 import BeaconOutbox
 import BeaconRegistryClient
 import BeaconTestSupport
+import BeaconWire
 import Foundation
 import RegistryTestServer
 import Testing
@@ -107,7 +108,9 @@ import Testing
         #expect(server.requests.allSatisfy { $0.authorization == "Bearer \(secretKey)" && $0.query == nil })
     }
 
-    @Test func anUnreachableRegistryLosesNothingAndRetriesWithBackoff() async throws {
+    /// The wiring of the backoff (its exact spread is PosterPolicyTests'): each failed attempt is followed by a wait
+    /// of the policy's length on the poster's clock, a manual one here, and no attempt comes before it is over.
+    @Test func anUnreachableRegistryLosesNothingAndWaitsEachBackoffOnItsClock() async throws {
         let server = RegistryServer()
         try await server.start()
         let port = server.port
@@ -120,30 +123,31 @@ import Testing
         let client = HTTPRegistry.makeHTTPClient(configuration)
         let outbox = try Outbox(path: directory.file("outbox.sqlite"))
         let (logger, handler) = capturingLogger()
+        let clock = ManualClock()
         let poster = SightingPoster(
-            outbox: outbox, registry: HTTPRegistry(configuration: configuration, client: client),
-            clock: ContinuousClock(),
-            backoff: Backoff(base: .milliseconds(50), cap: .milliseconds(400)), logger: logger, wallClock: milliseconds)
+            outbox: outbox, registry: HTTPRegistry(configuration: configuration, client: client), clock: clock,
+            backoff: Backoff(base: .milliseconds(100), cap: .milliseconds(400)), logger: logger, wallClock: milliseconds
+        )
         try outbox.enqueue(items(makeSightings(2)), now: milliseconds())
         let task = Task { await poster.run() }
-        // Counted from the first failure, so a slow start (an instrumented build on a busy machine) does not
-        // eat the window, and bounded by the window's measured length, since a test run that keeps every
-        // thread busy can stretch a 2 s sleep. Gaps of at least 25, 50, 100, then 200 ms allow at most
-        // 4 + ⌊(length − 175 ms) / 200 ms⌋ more attempts (at 25, 75, 175, 375, … ms): 13 in 2 s.
-        #expect(await eventually { poster.statistics.retries >= 1 })
-        let first = poster.statistics.retries
-        let opened = ContinuousClock.now
-        try await Task.sleep(for: .seconds(2))
-        let stormAttempts = poster.statistics.retries - first
-        let window = ContinuousClock.now - opened
-        let allowed = 4 + Int((window - .milliseconds(175)) / .milliseconds(200))
-        // Retrying goes on: at least one more attempt, however long the machine takes to give it.
-        #expect(await eventually { poster.statistics.retries > first }, "no attempt after the first failure")
+        let windows: [Duration] = [.milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(400)]
+        for (attempt, window) in windows.enumerated() {
+            #expect(
+                await eventually(within: 10) { poster.statistics.retries == attempt + 1 && clock.sleepers == 1 },
+                "attempt \(attempt + 1) and its wait")
+            let deadline = try #require(clock.deadlines.first)
+            let wait = clock.now.duration(to: deadline)
+            #expect(
+                wait >= window / 2 && wait <= window,
+                "attempt \(attempt + 1) waits \(wait), not half to all of \(window)")
+            clock.advance(to: deadline.advanced(by: .nanoseconds(-1)))
+            #expect(poster.statistics.retries == attempt + 1 && clock.sleepers == 1, "nothing before the wait is over")
+            clock.advance(to: deadline)
+        }
         task.cancel()
         await task.value
         try await client.shutdown()
         #expect(try outbox.statistics().depth == 4, "nothing lost")
-        #expect(stormAttempts <= allowed, "backoff, not a storm: \(stormAttempts) more attempts in \(window)")
         #expect(poster.statistics.lastError?.contains("REDACTED") == true)
         #expect(!logText(handler).contains(secretKey))
     }

@@ -46,6 +46,9 @@ public final class ManualClock: Clock, Sendable {
     /// Sleepers waiting now: a test waits for its sleeper to be here before it moves the clock past its deadline.
     public var sleepers: Int { state.withLock { $0.sleepers.count } }
 
+    /// The sleepers' deadlines, soonest first: what a test reads to see how long the code under test chose to wait.
+    public var deadlines: [CaptureTime] { state.withLock { $0.sleepers.values.map(\.deadline).sorted() } }
+
     public func sleep(until deadline: CaptureTime, tolerance: Duration? = nil) async throws {
         let id = state.withLock { state in
             defer { state.nextID += 1 }

@@ -1,0 +1,75 @@
+/// The poster's decisions, pure, as `RecoveryLadder` is the watchdog's: given the registry's answer to the oldest
+/// sighting's post, what to write down in the outbox, how long to wait before the next post and what may cut that
+/// wait short; and what a resume (the configuration changed) does to a hold. No clock and no I/O: `SightingPoster`
+/// carries the steps out, and `PosterPolicyTests` drives this alone, in no time.
+struct PosterPolicy: Sendable {
+    /// What the outbox is told about the sighting just posted.
+    enum Record: Hashable, Sendable {
+        case delivered
+        /// Kept, with the reason it was not delivered this time.
+        case attempt(String)
+        case dead(status: Int, reason: String)
+    }
+
+    /// What ends the wait after a post early, besides its end.
+    enum Wake: Hashable, Sendable {
+        /// Only stopping: a new sighting behind a failing one must not hurry the retry.
+        case stop
+        /// Stopping, or a resume: only a change of configuration helps a hold.
+        case resumeOrStop
+    }
+
+    /// One answer's consequences.
+    struct Step: Hashable, Sendable {
+        var record: Record
+        /// Before the next post (zero: at once).
+        var wait: Duration
+        var wake: Wake
+    }
+
+    private var backoff: Backoff
+    /// For a registry that holds everything up (a refused key, a redirect): slow, since only a change of
+    /// configuration helps, and a resume cuts it short.
+    private var heldBackoff = Backoff(base: .seconds(60), cap: .seconds(1_800))
+    private(set) var statistics = PosterStatistics(delivered: 0, retries: 0, rejected: 0)
+    /// A resume came since the hold began: the hold's wait ends.
+    private(set) var resumeRequested = false
+
+    init(backoff: Backoff) { self.backoff = backoff }
+
+    /// The registry answered `outcome` to the oldest sighting's post: the step, and the policy after it. The caller
+    /// writes the step's record down and only then takes the policy after it, so a write that fails counts nothing
+    /// (the post is made again).
+    func step(for outcome: PostOutcome, using random: inout some RandomNumberGenerator) -> (Step, PosterPolicy) {
+        var next = self
+        switch outcome {
+        case .delivered:
+            next.statistics.delivered += 1
+            next.backoff.reset()
+            next.heldBackoff.reset()
+            next.statistics.lastError = nil
+            next.statistics.held = nil
+            return (Step(record: .delivered, wait: .zero, wake: .stop), next)
+        case .retry(let reason, let retryAfter):
+            next.statistics.retries += 1
+            next.statistics.lastError = reason
+            // Never sooner than the registry asked.
+            let wait = max(next.backoff.next(using: &random), retryAfter ?? .zero)
+            return (Step(record: .attempt(reason), wait: wait, wake: .stop), next)
+        case .held(_, let reason):
+            next.statistics.retries += 1
+            next.statistics.lastError = reason
+            next.statistics.held = reason
+            next.resumeRequested = false
+            let wait = next.heldBackoff.next(using: &random)
+            return (Step(record: .attempt(reason), wait: wait, wake: .resumeOrStop), next)
+        case .rejected(let status, let reason):
+            next.statistics.rejected += 1
+            next.statistics.lastError = reason
+            return (Step(record: .dead(status: status, reason: reason), wait: .zero, wake: .stop), next)
+        }
+    }
+
+    /// The configuration changed: a hold's wait ends.
+    mutating func resume() { resumeRequested = true }
+}

@@ -1,0 +1,86 @@
+import Testing
+
+@testable import BeaconRegistryClient
+
+/// The poster's decisions alone (`PosterPolicy`): no server, no clock, a seeded generator. What `PosterTests` can
+/// only sample over real HTTP in real time (a backoff's gaps, a Retry-After, a hold and its resume) is exact here.
+@Suite struct PosterPolicyTests {
+    typealias Seeded = BackoffTests.Seeded
+
+    static let retry = PostOutcome.retry(reason: "POST /sightings: HTTP 503", retryAfter: nil)
+
+    /// Applies each outcome as the poster does (the policy after a step taken only once its record is written).
+    static func run(_ outcomes: [PostOutcome], policy: inout PosterPolicy) -> [PosterPolicy.Step] {
+        var random = Seeded(state: 11)
+        return outcomes.map { outcome in
+            let (step, next) = policy.step(for: outcome, using: &random)
+            policy = next
+            return step
+        }
+    }
+
+    @Test func failuresWaitADoublingBackoffAndADeliveryStartsItAgain() {
+        var policy = PosterPolicy(backoff: Backoff(base: .milliseconds(100), cap: .milliseconds(800)))
+        let steps = Self.run(
+            [Self.retry, Self.retry, Self.retry, Self.retry, Self.retry, .delivered, Self.retry], policy: &policy)
+        let windows: [Duration] = [
+            .milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(800),
+            .milliseconds(800),
+        ]
+        for (step, window) in zip(steps, windows) {
+            #expect(step.record == .attempt("POST /sightings: HTTP 503") && step.wake == .stop)
+            #expect(step.wait >= window / 2 && step.wait <= window, "\(step.wait) outside \(window / 2)...\(window)")
+        }
+        #expect(steps[5] == PosterPolicy.Step(record: .delivered, wait: .zero, wake: .stop))
+        #expect(steps[6].wait <= .milliseconds(100), "a delivery starts the backoff again")
+        #expect(policy.statistics.retries == 6 && policy.statistics.delivered == 1)
+        #expect(policy.statistics.lastError == "POST /sightings: HTTP 503")
+    }
+
+    @Test func aRetryAfterIsNeverCutShortButDoesNotShortenTheBackoff() {
+        var policy = PosterPolicy(backoff: Backoff(base: .seconds(2), cap: .seconds(600)))
+        let steps = Self.run(
+            [
+                .retry(reason: "429", retryAfter: .seconds(30)), .retry(reason: "503", retryAfter: .milliseconds(1)),
+            ], policy: &policy)
+        #expect(steps[0].wait == .seconds(30))
+        #expect(steps[1].wait >= .seconds(2) && steps[1].wait <= .seconds(4))
+    }
+
+    @Test func aHoldWaitsSlowlyUntilAResumeAndADeliveryEndsIt() {
+        var policy = PosterPolicy(backoff: Backoff(base: .seconds(2), cap: .seconds(600)))
+        let held = PostOutcome.held(status: 401, reason: "the registry refused the API key")
+        var steps = Self.run([held, held], policy: &policy)
+        #expect(
+            steps.allSatisfy { $0.wake == .resumeOrStop && $0.record == .attempt("the registry refused the API key") })
+        #expect(steps[0].wait >= .seconds(30) && steps[0].wait <= .seconds(60))
+        #expect(steps[1].wait >= .seconds(60) && steps[1].wait <= .seconds(120))
+        #expect(policy.statistics.held == "the registry refused the API key" && !policy.resumeRequested)
+        policy.resume()
+        #expect(policy.resumeRequested, "a resume ends the hold's wait")
+        steps = Self.run([held], policy: &policy)
+        #expect(!policy.resumeRequested, "a new hold waits for a new resume")
+        steps = Self.run([.delivered, held], policy: &policy)
+        #expect(policy.statistics.held == "the registry refused the API key")
+        #expect(steps[1].wait <= .seconds(60), "a delivery starts the hold's backoff again")
+        _ = Self.run([.delivered], policy: &policy)
+        #expect(policy.statistics.held == nil && policy.statistics.lastError == nil)
+    }
+
+    @Test func aRefusedSightingIsDeadLetteredAndTheNextGoesAtOnce() {
+        var policy = PosterPolicy(backoff: Backoff(base: .seconds(2), cap: .seconds(600)))
+        let steps = Self.run([.rejected(status: 422, reason: "HTTP 422")], policy: &policy)
+        #expect(steps == [PosterPolicy.Step(record: .dead(status: 422, reason: "HTTP 422"), wait: .zero, wake: .stop)])
+        #expect(policy.statistics.rejected == 1 && policy.statistics.retries == 0)
+    }
+
+    @Test func aStepNotTakenChangesNothing() {
+        // The poster takes the policy after a step only once the outbox has the record: a failed write counts nothing.
+        let policy = PosterPolicy(backoff: Backoff(base: .seconds(2), cap: .seconds(600)))
+        var random = Seeded(state: 3)
+        _ = policy.step(for: Self.retry, using: &random)
+        #expect(policy.statistics.retries == 0)
+        let (first, _) = policy.step(for: Self.retry, using: &random)
+        #expect(first.wait <= .seconds(2), "still the first attempt's window")
+    }
+}
