@@ -32,7 +32,7 @@ struct TestDatabase: Sendable {
     }
 
     func open() async throws -> any RegistryStore {
-        // Few connections each: the tests run side by side against one server with 100 connections.
+        // Few connections each: the tests run side by side against one server (300 connections, scripts/test-postgres).
         try await RegistryStores.open(
             location, connections: 4,
             logger: Logger(label: "bike-registry-test", factory: { _ in SwiftLogNoOpLogHandler() }))
