@@ -145,7 +145,7 @@ let package = Package(
         .target(
             name: "BikeRegistryServer",
             dependencies: [
-                "BikeRegistryStore", "DaemonSupport",
+                "BikeRegistryStore", "DaemonSupport", "BeaconPOSIX",
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),

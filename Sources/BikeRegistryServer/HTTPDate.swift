@@ -1,3 +1,4 @@
+import BeaconPOSIX
 import Glibc
 import Synchronization
 
@@ -7,9 +8,7 @@ final class HTTPDate: Sendable {
     private let cached = Mutex<(second: Int, text: String)>((-1, ""))
 
     var now: String {
-        var time = timespec()
-        clock_gettime(CLOCK_REALTIME, &time)
-        let second = time.tv_sec
+        let second = Int(SystemTime.wallNanoseconds() / 1_000_000_000)
         return cached.withLock { cached in
             if cached.second != second { cached = (second, Self.format(second)) }
             return cached.text

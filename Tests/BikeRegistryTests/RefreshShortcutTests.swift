@@ -46,6 +46,12 @@ import Testing
             try channel.writeInbound(HTTPRequestPart.end(nil))
         }
 
+        /// The router's answer to the oldest request it owes, head and end, as Hummingbird writes it.
+        func routerAnswers(_ status: HTTPResponse.Status) throws {
+            try channel.writeAndFlush(HTTPResponsePart.head(HTTPResponse(status: status))).wait()
+            try channel.writeAndFlush(HTTPResponsePart.end(nil)).wait()
+        }
+
         /// The request parts passed on to the router, and the answers written here.
         func passed() throws -> [HTTPRequestPart] {
             var parts: [HTTPRequestPart] = []
@@ -99,8 +105,7 @@ import Testing
             #expect(passed.count == 2, "\(method) \(path) \(fields) goes to the router")
             #expect(try fixture.answered().isEmpty)
             // The router's answer ends, so the next request may be answered here again.
-            try fixture.channel.writeAndFlush(HTTPResponsePart.head(HTTPResponse(status: .ok))).wait()
-            try fixture.channel.writeAndFlush(HTTPResponsePart.end(nil)).wait()
+            try fixture.routerAnswers(.ok)
             _ = try fixture.answered()
         }
         try fixture.request("/bikes", fields: conditional)
@@ -120,14 +125,11 @@ import Testing
         #expect(try fixture.passed().count == 4)
         #expect(try fixture.answered().isEmpty)
         // The router answers the first; the second is still owed, so a third waits as well.
-        try fixture.channel.writeAndFlush(HTTPResponsePart.head(HTTPResponse(status: .ok))).wait()
-        try fixture.channel.writeAndFlush(HTTPResponsePart.end(nil)).wait()
+        try fixture.routerAnswers(.ok)
         try fixture.request("/bikes", fields: conditional)
         #expect(try fixture.passed().count == 2)
-        try fixture.channel.writeAndFlush(HTTPResponsePart.head(HTTPResponse(status: .notModified))).wait()
-        try fixture.channel.writeAndFlush(HTTPResponsePart.end(nil)).wait()
-        try fixture.channel.writeAndFlush(HTTPResponsePart.head(HTTPResponse(status: .notModified))).wait()
-        try fixture.channel.writeAndFlush(HTTPResponsePart.end(nil)).wait()
+        try fixture.routerAnswers(.notModified)
+        try fixture.routerAnswers(.notModified)
         _ = try fixture.answered()
         // Nothing owed: answered here.
         try fixture.request("/bikes", fields: conditional)
