@@ -54,20 +54,22 @@ let package = Package(
             pkgConfig: "bluez",
             providers: [.apt(["libbluetooth-dev"])]
         ),
-        // libdbus (apt: libdbus-1-dev): BlueZ's D-Bus API. Only BeaconDBus imports it.
-        .systemLibrary(
-            name: "CDBus",
-            pkgConfig: "dbus-1",
-            providers: [.apt(["libdbus-1-dev"])]
-        ),
-        // Defines the libdbus functions BeaconDBus calls and loads libdbus on the first of them, so that only a
-        // daemon that uses D-Bus loads it (and the libraries it needs) at all.
-        .target(name: "CDBusLoad", dependencies: ["CDBus"]),
+        // libdbus's headers (apt: libdbus-1-dev): BlueZ's D-Bus API. Headers only, with no library to link: its
+        // pkg-config would name libdbus on every binary's link line (see CDBusLoad). Only BeaconDBus imports it.
+        .systemLibrary(name: "CDBus"),
+        // Defines the libdbus functions BeaconDBus calls, through pointers looked up when D-Bus is first used, so
+        // that only a daemon that uses D-Bus loads it (and the libraries it needs) at all.
+        .target(
+            name: "CDBusLoad", dependencies: ["CDBus"], cSettings: [.unsafeFlags(dbusHeaders.flatMap { ["-I", $0] })]),
         // GNU extensions of the C library that Glibc's Swift module leaves out (thread names, adjtimex).
         .target(name: "CSystemShims"),
         // A small typed layer over libdbus: connection, method calls that keep serving incoming calls while
         // waiting (bluetoothd calls back before it answers), signals, and values to and from messages.
-        .target(name: "BeaconDBus", dependencies: ["CDBus", "CDBusLoad", "BeaconPOSIX"]),
+        .target(
+            name: "BeaconDBus",
+            dependencies: ["CDBus", "CDBusLoad", "BeaconPOSIX"],
+            swiftSettings: [.unsafeFlags(dbusHeaders.flatMap { ["-Xcc", "-I", "-Xcc", $0] })]
+        ),
         // The POSIX edge, as NIOPosix and swift-system are to theirs: whole and chunked file reads with size limits,
         // renames and fsync, the damaged-file helper, Unix sockets and their addresses, the system's clocks, and the
         // one EINTR loop every system call goes through. Nothing of beacond's domain.
@@ -102,7 +104,8 @@ let package = Package(
         .target(
             name: "BeaconDaemon",
             dependencies: [
-                "BeaconEngine", "BeaconWire", "BeaconRegistryClient", "BeaconOutbox", "BeaconCapture", "BeaconPOSIX", "DaemonSupport", "CSystemShims",
+                "BeaconEngine", "BeaconWire", "BeaconRegistryClient", "BeaconOutbox", "BeaconCapture", "BeaconPOSIX",
+                "DaemonSupport", "CSystemShims",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -113,13 +116,17 @@ let package = Package(
         // (raw HCI, the monitor channel, bluetoothd over D-Bus) with its stall watchdog.
         .target(
             name: "BeaconCapture",
-            dependencies: ["BeaconWire", "BeaconDBus", "BeaconPOSIX", "CBlueZ", "CSystemShims", .product(name: "SystemPackage", package: "swift-system")]
+            dependencies: [
+                "BeaconWire", "BeaconDBus", "BeaconPOSIX", "CBlueZ", "CSystemShims",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]
         ),
         // Command-line front ends and their text output, kept out of main.swift so tests can drive them.
         .target(
             name: "BeaconCLI",
             dependencies: [
-                "BeaconWire", "BeaconCapture", "BeaconEngine", "BeaconDaemon", "BeaconRegistryClient", "BeaconDBus", "BeaconPOSIX", "DaemonSupport",
+                "BeaconWire", "BeaconCapture", "BeaconEngine", "BeaconDaemon", "BeaconRegistryClient", "BeaconDBus",
+                "BeaconPOSIX", "DaemonSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -137,7 +144,8 @@ let package = Package(
             name: "BikeRegistryStore",
             dependencies: [
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -146,8 +154,10 @@ let package = Package(
             name: "BikeRegistryServer",
             dependencies: [
                 "BikeRegistryStore", "DaemonSupport", "BeaconPOSIX",
-                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdCore", package: "hummingbird"),
-                .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -159,19 +169,24 @@ let package = Package(
         .executableTarget(
             name: "bike-registry",
             dependencies: [
-                "BikeRegistryServer", "BikeRegistryStore", "DaemonSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "BikeRegistryServer", "BikeRegistryStore", "DaemonSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "Hummingbird", package: "hummingbird"),
             ]
         ),
         .testTarget(
             name: "BikeRegistryTests",
             dependencies: [
-                "BikeRegistryServer", "BikeRegistryStore", "BeaconTestSupport", "BeaconRegistryClient", "BeaconEngine", "BeaconWire",
-                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOCore", package: "swift-nio"),
+                "BikeRegistryServer", "BikeRegistryStore", "BeaconTestSupport", "BeaconRegistryClient", "BeaconEngine",
+                "BeaconWire",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             ]),
 
@@ -179,7 +194,8 @@ let package = Package(
         .testTarget(
             name: "BeaconDaemonTests",
             dependencies: [
-                "BeaconDaemon", "DaemonSupport", "BeaconCapture", "BeaconEngine", "BeaconRegistryClient", "BeaconOutbox", "BeaconWire", "BeaconTestSupport",
+                "BeaconDaemon", "DaemonSupport", "BeaconCapture", "BeaconEngine", "BeaconRegistryClient",
+                "BeaconOutbox", "BeaconWire", "BeaconTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(name: "BeaconEngineTests", dependencies: ["BeaconEngine", "BeaconWire", "BeaconTestSupport"]),
@@ -191,13 +207,17 @@ let package = Package(
         .testTarget(
             name: "BeaconRegistryClientTests",
             dependencies: [
-                "BeaconRegistryClient", "BeaconOutbox", "BeaconEngine", "BeaconWire", "BeaconTestSupport", "RegistryTestServer", "DaemonSupport",
+                "BeaconRegistryClient", "BeaconOutbox", "BeaconEngine", "BeaconWire", "BeaconTestSupport",
+                "RegistryTestServer", "DaemonSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ]),
-        .testTarget(name: "BeaconCaptureTests", dependencies: ["BeaconCapture", "BeaconWire", "BeaconTestSupport", "CBlueZ"]),
+        .testTarget(
+            name: "BeaconCaptureTests", dependencies: ["BeaconCapture", "BeaconWire", "BeaconTestSupport", "CBlueZ"]),
         .testTarget(name: "BeaconDBusTests", dependencies: ["BeaconDBus"]),
-        .testTarget(name: "BeaconPOSIXTests", dependencies: ["BeaconPOSIX", .product(name: "SystemPackage", package: "swift-system")]),
+        .testTarget(
+            name: "BeaconPOSIXTests",
+            dependencies: ["BeaconPOSIX", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(
             name: "BeaconCLITests",
             dependencies: [
@@ -208,7 +228,8 @@ let package = Package(
         .executableTarget(
             name: "OutboxCrashChild",
             dependencies: [
-                "BeaconEngine", "BeaconOutbox", "BeaconRegistryClient", "BeaconWire", .product(name: "Logging", package: "swift-log"),
+                "BeaconEngine", "BeaconOutbox", "BeaconRegistryClient", "BeaconWire",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             path: "Tests/OutboxCrashChild"
@@ -223,15 +244,33 @@ let package = Package(
             path: "Tests/RegistryTestServer"
         ),
         // Fixture paths and the expected-decode loader shared by the test targets.
-        .target(name: "BeaconTestSupport", dependencies: ["BeaconWire", "BeaconEngine"], path: "Tests/BeaconTestSupport"),
+        .target(
+            name: "BeaconTestSupport", dependencies: ["BeaconWire", "BeaconEngine"], path: "Tests/BeaconTestSupport"),
     ]
 )
 
 // Stricter language features for every target, as swift-log does.
 for target in package.targets where target.type != .system {
-    target.swiftSettings = (target.swiftSettings ?? []) + [
-        .enableUpcomingFeature("ExistentialAny"),
-        .enableUpcomingFeature("MemberImportVisibility"),
-        .enableUpcomingFeature("InternalImportsByDefault"),
-    ]
+    target.swiftSettings =
+        (target.swiftSettings ?? []) + [
+            .enableUpcomingFeature("ExistentialAny"),
+            .enableUpcomingFeature("MemberImportVisibility"),
+            .enableUpcomingFeature("InternalImportsByDefault"),
+        ]
+}
+
+/// Where Debian's libdbus-1-dev puts the headers `pkg-config --cflags dbus-1` names: the API, and one
+/// architecture's types under its multiarch directory. Named here rather than through pkgConfig, which would put
+/// `-ldbus-1` on the link line as well (packages are built on the machine they are for: scripts/package-deb).
+var dbusHeaders: [String] {
+    #if arch(x86_64)
+    let multiarch = "x86_64-linux-gnu"
+    #elseif arch(arm64)
+    let multiarch = "aarch64-linux-gnu"
+    #elseif arch(arm)
+    let multiarch = "arm-linux-gnueabihf"
+    #else
+    let multiarch = "unknown-linux-gnu"
+    #endif
+    return ["/usr/include/dbus-1.0", "/usr/lib/\(multiarch)/dbus-1.0/include"]
 }

@@ -281,10 +281,12 @@ public final class BlueZCapture {
     /// The monitor matched a device: read its properties once (dbus mode) so the match becomes an advert.
     private func deviceFound(_ path: String) {
         guard mode == .dbus else { return }
-        let call = DBusMessage.methodCall(
-            destination: BlueZScan.service, path: path, interface: BlueZScan.properties, member: "GetAll",
-            [.string("org.bluez.Device1")])
-        guard let reply = try? bus.call(call, timeoutMilliseconds: 2_000, serving: dispatch),
+        guard
+            let reply = try? bus.call(
+                .methodCall(
+                    destination: BlueZScan.service, path: path, interface: BlueZScan.properties, member: "GetAll",
+                    [.string("org.bluez.Device1")]),
+                timeoutMilliseconds: 2_000, serving: dispatch),
             let properties = reply.arguments.first
         else { return }
         update(path, with: properties, announce: true)

@@ -28,7 +28,7 @@ public final class DBusConnection: @unchecked Sendable {
 
     /// The system bus (where bluetoothd lives), on a private connection of beacond's own.
     public static func system() throws(DBusError) -> DBusConnection {
-        try loadLibrary()
+        try DBus.load()
         var error = DBus.Error()
         guard let raw = dbus_bus_get_private(DBUS_BUS_SYSTEM, &error.raw) else {
             throw error.take("connect to the system bus")
@@ -38,7 +38,7 @@ public final class DBusConnection: @unchecked Sendable {
 
     /// A bus at `address` (a private dbus-daemon in tests), registered with it.
     public static func open(address: String) throws(DBusError) -> DBusConnection {
-        try loadLibrary()
+        try DBus.load()
         var error = DBus.Error()
         guard let raw = dbus_connection_open_private(address, &error.raw) else {
             throw error.take("connect to \(address)")
@@ -49,13 +49,6 @@ public final class DBusConnection: @unchecked Sendable {
             throw error.take("register with \(address)")
         }
         return DBusConnection(raw)
-    }
-
-    /// libdbus is loaded on first use (CDBusLoad); a machine without it gets this error, not a crash.
-    private static func loadLibrary() throws(DBusError) {
-        if let why = beacond_dbus_load() {
-            throw DBusError(name: "org.freedesktop.DBus.Error.NotSupported", message: String(cString: why))
-        }
     }
 
     private init(_ raw: OpaquePointer) {
@@ -151,6 +144,14 @@ public final class DBusConnection: @unchecked Sendable {
 }
 
 enum DBus {
+    /// libdbus is loaded on first use (CDBusLoad), and every path into libdbus that does not start from a
+    /// connection or a message already made starts here: a machine without it gets this error, not a crash.
+    static func load() throws(DBusError) {
+        if let why = beacond_dbus_load() {
+            throw DBusError(name: "org.freedesktop.DBus.Error.NotSupported", message: String(cString: why))
+        }
+    }
+
     /// A libdbus DBusError, freed after use.
     struct Error {
         var raw = CDBus.DBusError()

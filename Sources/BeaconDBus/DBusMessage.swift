@@ -12,17 +12,21 @@ public final class DBusMessage: @unchecked Sendable {
 
     deinit { dbus_message_unref(raw) }
 
+    /// A method call; throws only when libdbus cannot be loaded.
     public static func methodCall(
         destination: String, path: String, interface: String, member: String, _ arguments: [DBusValue] = []
-    ) -> DBusMessage {
+    ) throws(DBusError) -> DBusMessage {
+        try DBus.load()
         let message = DBusMessage(taking: dbus_message_new_method_call(destination, path, interface, member))
         message.append(arguments)
         return message
     }
 
+    /// A signal; throws only when libdbus cannot be loaded.
     public static func signal(path: String, interface: String, member: String, _ arguments: [DBusValue] = [])
-        -> DBusMessage
+        throws(DBusError) -> DBusMessage
     {
+        try DBus.load()
         let message = DBusMessage(taking: dbus_message_new_signal(path, interface, member))
         message.append(arguments)
         return message

@@ -1,20 +1,22 @@
-// beacond's D-Bus calls go through these definitions, which load libdbus the first time one is made.
+// beacond's D-Bus calls go through these definitions, which call libdbus through pointers looked up when D-Bus is
+// first used.
 //
 // Why: only the BlueZ D-Bus backend talks to D-Bus, and a binary that names libdbus loads it, and with it
 // libsystemd and the compression and crypto libraries libsystemd needs, into every process at start: 0.8 MiB
 // resident in a daemon that replays a capture or reads the HCI socket and never calls one of them (BENCHMARKS.md,
-// "RSS: what it took"). libdbus's pkg-config still names it on the link line; scripts/build-release removes that
-// name from the release binary (nothing in it calls libdbus but through here). Other builds keep the name and load
-// libdbus at start, and these definitions are used all the same.
+// "RSS: what it took"). So no binary names it: CDBus has libdbus's headers and no library to link, and the
+// .note.dlopen below tells packagers (and scripts/package-deb's check) which library is loaded this way, as
+// systemd's own optional libraries are declared.
 //
-// Each definition has the prototype of <dbus/dbus.h>, which the compiler checks it against.
+// Each definition has the prototype of <dbus/dbus.h>, which the compiler checks it against. None of them loads or
+// checks anything: BeaconDBus calls beacond_dbus_load, which reports a failure as an error, before anything else,
+// and every other call starts from a connection or a message that only a successful load could have made.
 #include "cdbus_load.h"
 
 #include <dbus/dbus.h>
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 // (return type, name, parameters, arguments) of each function beacond calls; V for the ones that return nothing.
 #define DBUS_FUNCTIONS(X, V) \
@@ -91,16 +93,19 @@ const char *beacond_dbus_load(void) {
     return failure[0] ? failure : NULL;
 }
 
-// The connection constructors call beacond_dbus_load first and report a failure as an error; a call that comes
-// before them (a message built with no connection) has no way to report one and stops the process with the reason.
-static void require_loaded(void) {
-    const char *why = beacond_dbus_load();
-    if (why != NULL) {
-        fprintf(stderr, "beacond: %s\n", why);
-        abort();
-    }
-}
-
-#define DEFINE(ret, name, params, args) ret name params { require_loaded(); return loaded.name args; }
-#define DEFINE_VOID(name, params, args) void name params { require_loaded(); loaded.name args; }
+#define DEFINE(ret, name, params, args) ret name params { return loaded.name args; }
+#define DEFINE_VOID(name, params, args) void name params { loaded.name args; }
 DBUS_FUNCTIONS(DEFINE, DEFINE_VOID)
+
+// The ELF note of the dlopen metadata specification (https://systemd.io/ELF_DLOPEN_METADATA/): owner "FDO", type
+// 0x407c0c0a, a JSON array naming the library, what it is for and how much it matters. `used` keeps it through the
+// linker's garbage collection of unreferenced sections.
+#define DLOPEN_NOTE_JSON \
+    "[{\"feature\":\"bluez-dbus\"," \
+    "\"description\":\"BlueZ's D-Bus API, for the monitor (default) and dbus capture backends\"," \
+    "\"priority\":\"recommended\",\"soname\":[\"libdbus-1.so.3\"]}]"
+__attribute__((used, section(".note.dlopen"), aligned(4))) static const struct {
+    unsigned int name_size, description_size, type;
+    char name[4];
+    _Alignas(4) char description[sizeof(DLOPEN_NOTE_JSON)];
+} dlopen_note = {sizeof "FDO", sizeof(DLOPEN_NOTE_JSON), 0x407c0c0a, "FDO", DLOPEN_NOTE_JSON};

@@ -57,8 +57,8 @@ import Testing
         }
     }
 
-    static func call(_ member: String, _ arguments: [DBusValue] = []) -> DBusMessage {
-        .methodCall(
+    static func call(_ member: String, _ arguments: [DBusValue] = []) throws -> DBusMessage {
+        try .methodCall(
             destination: "org.example.Fake", path: "/", interface: "org.example.Fake", member: member, arguments)
     }
 
