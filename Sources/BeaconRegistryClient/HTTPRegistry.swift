@@ -129,14 +129,16 @@ public final class HTTPRegistry: Registry {
         let response: HTTPClientResponse
         do {
             response = try await withDeadline(configuration.requestTimeout) { [client, timeout, request] in
-                let response = try await client.execute(request, timeout: timeout)
-                // Read (a little of) the body so the connection can be reused; its content does not matter, and
-                // the status has answered already, so a body that does not come is given up on, not retried.
-                _ = try? await withDeadline(.seconds(2)) { try await response.body.collect(upTo: 64 * 1024) }
-                return response
+                try await client.execute(request, timeout: timeout)
             }
         } catch {
             return .retry(reason: "POST \(shown): \(Self.describe(error))", retryAfter: nil)
+        }
+        // Read (a little of) the body so the connection can be reused; its content does not matter. The status has
+        // answered already, so a body that does not come is given up on after a while, never retried: inside the
+        // request's deadline, a trickled body would turn a 2xx into a retry of a sighting the registry has.
+        _ = try? await withDeadline(min(.seconds(2), configuration.requestTimeout)) {
+            try await response.body.collect(upTo: 64 * 1024)
         }
         return PostAnswer.outcome(
             status: Int(response.status.code), reasonPhrase: response.status.reasonPhrase,
@@ -158,7 +160,7 @@ public final class HTTPRegistry: Registry {
     static func describe(_ error: any Error) -> String {
         switch error {
         case let error as DeadlineExceeded:
-            return "timed out: no whole answer within \(error.timeout.components.seconds) s"
+            return "timed out: no whole answer within \(error.timeoutText)"
         case let error as HTTPClientError:
             switch error {
             case .connectTimeout: return "connection timed out"

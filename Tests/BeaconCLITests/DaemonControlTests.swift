@@ -44,11 +44,14 @@ import Testing
         #expect(status.status == 1)
         #expect(status.stdout.contains("UNHEALTHY") && status.stdout.contains("never heard"), "\(status.stdout)")
 
-        // Once unhealthy, no more WATCHDOG=1 (the health loop runs every 0.5 s with a 1 s watchdog).
-        _ = notify.receive()
-        try await Task.sleep(for: .milliseconds(1_500))
-        let later = notify.receive().flatMap { $0 }
-        #expect(!later.contains("WATCHDOG=1"), "\(later)")
+        // The health loop (every 0.5 s with a 1 s watchdog) pinged while the daemon ran; the tick that found it stuck
+        // said so in STATUS= and did not ping, and no tick has since (checked again at the end of this test).
+        let turned = await notify.firstIndex(within: 10) { message in
+            message.contains { $0.hasPrefix("STATUS=UNHEALTHY") && $0.contains("station beacon silent") }
+        }
+        let unhealthyTick = try #require(turned, "no STATUS= saying why:\n\(notify.all)")
+        #expect(notify.all[..<unhealthyTick].joined().contains("WATCHDOG=1"), "it pinged before: \(notify.all)")
+        #expect(!notify.all[unhealthyTick...].joined().contains("WATCHDOG=1"), "\(notify.all[unhealthyTick...])")
 
         // The protocol: bad requests get a reason, not a hang or a crash.
         #expect(try Self.exchange(socket, "this is not json\n").contains("one JSON object"))
@@ -61,6 +64,8 @@ import Testing
         var information = stat()
         #expect(stat(socket, &information) == 0)
         #expect(information.st_mode & 0o777 == 0o660)
+
+        #expect(!notify.all[unhealthyTick...].joined().contains("WATCHDOG=1"), "\(notify.all[unhealthyTick...])")
 
         daemon.terminate()
         #expect(await daemon.waitForExit(seconds: 10) == 0)

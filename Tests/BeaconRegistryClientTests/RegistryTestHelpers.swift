@@ -50,7 +50,7 @@ func eventually(within seconds: Double = 20, _ condition: () throws -> Bool) asy
     let deadline = Date().addingTimeInterval(seconds)
     while Date() < deadline {
         if try condition() { return true }
-        try? await Task.sleep(for: .milliseconds(20))
+        try? await Task.sleep(for: .milliseconds(5))
     }
     return try condition()
 }

@@ -45,11 +45,25 @@ public final class NotifyListener {
         return inbox.take()
     }
 
+    /// Every message received so far, in order (`receive` empties its own list, not this one).
+    public var all: [[String]] { inbox.all() }
+
+    /// Waits up to `seconds` for a message that `matches`, and returns its index in `all`: as soon as it comes.
+    public func firstIndex(within seconds: Double, where matches: ([String]) -> Bool) async -> Int? {
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1_000))
+        while true {
+            if let index = all.firstIndex(where: matches) { return index }
+            guard ContinuousClock.now < deadline else { return nil }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
     /// The socket and what came through it, shared with the thread that reads it.
     private final class Inbox: @unchecked Sendable {
         private let descriptor: Int32
         private let lock = NSLock()
         private var messages: [[String]] = []
+        private var everything: [[String]] = []
         private var stopping = false
         private let finished = DispatchSemaphore(value: 0)
 
@@ -61,10 +75,15 @@ public final class NotifyListener {
                 let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
                 guard count > 0 else { continue }  // the 100 ms timeout, or an interrupted read
                 let message = String(decoding: buffer[..<count], as: UTF8.self).split(separator: "\n").map(String.init)
-                lock.withLock { messages.append(message) }
+                lock.withLock {
+                    messages.append(message)
+                    everything.append(message)
+                }
             }
             finished.signal()
         }
+
+        func all() -> [[String]] { lock.withLock { everything } }
 
         func take() -> [[String]] {
             lock.withLock {

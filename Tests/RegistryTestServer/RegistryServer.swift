@@ -49,6 +49,11 @@ public final class RegistryServer: Sendable {
         /// Distinct sightings recorded (by Idempotency-Key).
         var sightings: [String: [String: String]] = [:]
         var requests: [(method: String, path: String, authorization: String?, query: String?)] = []
+        /// When each of `requests` arrived.
+        var arrivals: [ContinuousClock.Instant] = []
+        /// `hold()` is in force: requests wait in `held` for `release()`.
+        var holding = false
+        var held: [CheckedContinuation<Void, Never>] = []
     }
 
     private let state = Mutex(State())
@@ -74,6 +79,7 @@ public final class RegistryServer: Sendable {
     }
 
     public func stop() async {
+        release()  // a held request would hold the server's shutdown, which waits for every answer
         let running = task.withLock { $0 }
         running?.cancel()
         _ = await running?.result
@@ -93,6 +99,20 @@ public final class RegistryServer: Sendable {
     public func requireKey(_ key: String?) { state.withLock { $0.apiKey = key } }
 
     public func setLatency(_ latency: Duration) { state.withLock { $0.latency = latency } }
+
+    /// Requests that arrive from now on are noted and then wait, unanswered, until `release()`: a request under way
+    /// for exactly as long as a test needs one, where a latency would guess at it.
+    public func hold() { state.withLock { $0.holding = true } }
+
+    /// Lets every held request go on to its answer, and ends the hold.
+    public func release() {
+        let waiting = state.withLock { state in
+            state.holding = false
+            defer { state.held = [] }
+            return state.held
+        }
+        for request in waiting { request.resume() }
+    }
 
     /// Answers this fraction of requests (chosen at random) with a 500, on top of injected faults.
     public func setFailureRate(_ rate: Double, postsOnly: Bool = false) {
@@ -118,15 +138,28 @@ public final class RegistryServer: Sendable {
         state.withLock { $0.requests }
     }
 
+    /// When each POST /sightings arrived, in order: the gaps a client's backoff left between its attempts.
+    public var sightingArrivals: [ContinuousClock.Instant] {
+        state.withLock { state in zip(state.requests, state.arrivals).filter { $0.0.path == "/sightings" }.map(\.1) }
+    }
+
     // MARK: Handlers
 
     private func nextFault(_ request: Request) async -> Fault? {
         let (fault, latency) = state.withLock { state -> (Fault?, Duration) in
             state.requests.append(
                 (request.method.rawValue, request.uri.path, request.headers[.authorization], request.uri.query))
+            state.arrivals.append(.now)
             if !state.faults.isEmpty { return (state.faults.removeFirst(), state.latency) }
             let exempt = state.failPostsOnly && request.method != .post
             return (!exempt && Double.random(in: 0..<1) < state.failureRate ? .status(500) : nil, state.latency)
+        }
+        await withCheckedContinuation { request in
+            let waits = state.withLock { state in
+                if state.holding { state.held.append(request) }
+                return state.holding
+            }
+            if !waits { request.resume() }
         }
         if latency > .zero { try? await Task.sleep(for: latency) }
         return fault
