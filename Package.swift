@@ -60,7 +60,18 @@ let package = Package(
         // Defines the libdbus functions BeaconDBus calls, through pointers looked up when D-Bus is first used, so
         // that only a daemon that uses D-Bus loads it (and the libraries it needs) at all.
         .target(
-            name: "CDBusLoad", dependencies: ["CDBus"], cSettings: [.unsafeFlags(dbusHeaders.flatMap { ["-I", $0] })]),
+            name: "CDBusLoad", dependencies: ["CDBus", "CLazyLibrary"],
+            cSettings: [.unsafeFlags(dbusHeaders.flatMap { ["-I", $0] })]),
+        // The one way an optional library is loaded on first use: a list of its functions in, definitions calling
+        // through pointers looked up by dlopen/dlsym and an ELF .note.dlopen naming it out (CDBusLoad, CMosquittoLoad).
+        .target(name: "CLazyLibrary"),
+        // libmosquitto's header (apt: libmosquitto-dev), the Eclipse Mosquitto project's MQTT client library. Headers
+        // only, as CDBus: CMosquittoLoad loads it when MQTT is configured. Only BeaconMQTT imports it.
+        .systemLibrary(name: "CMosquitto"),
+        .target(name: "CMosquittoLoad", dependencies: ["CMosquitto", "CLazyLibrary"]),
+        // An MQTT client over libmosquitto: QoS 1 publishing awaited to the broker's acknowledgement, subscriptions
+        // kept across reconnections, a last will, TLS with the broker's certificate verified.
+        .target(name: "BeaconMQTT", dependencies: ["CMosquitto", "CMosquittoLoad"]),
         // GNU extensions of the C library that Glibc's Swift module leaves out (thread names, adjtimex).
         .target(name: "CSystemShims"),
         // A small typed layer over libdbus: connection, method calls that keep serving incoming calls while
@@ -215,6 +226,7 @@ let package = Package(
         .testTarget(
             name: "BeaconCaptureTests", dependencies: ["BeaconCapture", "BeaconWire", "BeaconTestSupport", "CBlueZ"]),
         .testTarget(name: "BeaconDBusTests", dependencies: ["BeaconDBus"]),
+        .testTarget(name: "BeaconMQTTTests", dependencies: ["BeaconMQTT", "BeaconTestSupport"]),
         .testTarget(
             name: "BeaconPOSIXTests",
             dependencies: ["BeaconPOSIX", .product(name: "SystemPackage", package: "swift-system")]),

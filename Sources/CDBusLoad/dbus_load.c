@@ -1,22 +1,18 @@
 // beacond's D-Bus calls go through these definitions, which call libdbus through pointers looked up when D-Bus is
-// first used.
+// first used (CLazyLibrary).
 //
-// Why: only the BlueZ D-Bus backend talks to D-Bus, and a binary that names libdbus loads it, and with it
+// Why: only the BlueZ D-Bus backends talk to D-Bus, and a binary that names libdbus loads it, and with it
 // libsystemd and the compression and crypto libraries libsystemd needs, into every process at start: 0.8 MiB
 // resident in a daemon that replays a capture or reads the HCI socket and never calls one of them (BENCHMARKS.md,
 // "RSS: what it took"). So no binary names it: CDBus has libdbus's headers and no library to link, and the
-// .note.dlopen below tells packagers (and scripts/package-deb's check) which library is loaded this way, as
-// systemd's own optional libraries are declared.
+// .note.dlopen below tells packagers which library is loaded this way, as systemd's own optional libraries are.
 //
-// Each definition has the prototype of <dbus/dbus.h>, which the compiler checks it against. None of them loads or
-// checks anything: BeaconDBus calls beacond_dbus_load, which reports a failure as an error, before anything else,
-// and every other call starts from a connection or a message that only a successful load could have made.
+// BeaconDBus calls beacond_dbus_load, which reports a failure as an error, before anything else, and every other
+// call starts from a connection or a message that only a successful load could have made.
 #include "cdbus_load.h"
 
 #include <dbus/dbus.h>
-#include <dlfcn.h>
-#include <pthread.h>
-#include <stdio.h>
+#include <lazy_library.h>
 
 // (return type, name, parameters, arguments) of each function beacond calls; V for the ones that return nothing.
 #define DBUS_FUNCTIONS(X, V) \
@@ -63,49 +59,9 @@
     X(DBusMessage *, dbus_message_new_signal, (const char *path, const char *interface, const char *name), (path, interface, name)) \
     V(dbus_message_unref, (DBusMessage *m), (m))
 
-#define FIELD(ret, name, params, args) ret (*name) params;
-#define VOID_FIELD(name, params, args) void (*name) params;
-static struct { DBUS_FUNCTIONS(FIELD, VOID_FIELD) } loaded;
+LAZY_LIBRARY(beacond_dbus_load, "libdbus-1.so.3", "libdbus-1-3", DBUS_FUNCTIONS)
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static char failure[256];
-
-static void load(void) {
-    // RTLD_LOCAL: nothing else in the process should bind to it by accident.
-    void *library = dlopen("libdbus-1.so.3", RTLD_NOW | RTLD_LOCAL);
-    if (library == NULL) {
-        const char *why = dlerror();
-        snprintf(failure, sizeof failure, "cannot load libdbus (apt: libdbus-1-3): %s", why ? why : "unknown error");
-        return;
-    }
-#define RESOLVE(name) \
-    if ((*(void **)&loaded.name = dlsym(library, #name)) == NULL) { \
-        snprintf(failure, sizeof failure, "libdbus-1.so.3 has no %s", #name); \
-        return; \
-    }
-#define RESOLVE_FIELD(ret, name, params, args) RESOLVE(name)
-#define RESOLVE_VOID_FIELD(name, params, args) RESOLVE(name)
-    DBUS_FUNCTIONS(RESOLVE_FIELD, RESOLVE_VOID_FIELD)
-}
-
-const char *beacond_dbus_load(void) {
-    pthread_once(&once, load);
-    return failure[0] ? failure : NULL;
-}
-
-#define DEFINE(ret, name, params, args) ret name params { return loaded.name args; }
-#define DEFINE_VOID(name, params, args) void name params { loaded.name args; }
-DBUS_FUNCTIONS(DEFINE, DEFINE_VOID)
-
-// The ELF note of the dlopen metadata specification (https://systemd.io/ELF_DLOPEN_METADATA/): owner "FDO", type
-// 0x407c0c0a, a JSON array naming the library, what it is for and how much it matters. `used` keeps it through the
-// linker's garbage collection of unreferenced sections.
-#define DLOPEN_NOTE_JSON \
-    "[{\"feature\":\"bluez-dbus\"," \
-    "\"description\":\"BlueZ's D-Bus API, for the monitor (default) and dbus capture backends\"," \
-    "\"priority\":\"recommended\",\"soname\":[\"libdbus-1.so.3\"]}]"
-__attribute__((used, section(".note.dlopen"), aligned(4))) static const struct {
-    unsigned int name_size, description_size, type;
-    char name[4];
-    _Alignas(4) char description[sizeof(DLOPEN_NOTE_JSON)];
-} dlopen_note = {sizeof "FDO", sizeof(DLOPEN_NOTE_JSON), 0x407c0c0a, "FDO", DLOPEN_NOTE_JSON};
+LAZY_LIBRARY_NOTE(dlopen_note,
+                  "[{\"feature\":\"bluez-dbus\","
+                  "\"description\":\"BlueZ's D-Bus API, for the monitor (default) and dbus capture backends\","
+                  "\"priority\":\"recommended\",\"soname\":[\"libdbus-1.so.3\"]}]");

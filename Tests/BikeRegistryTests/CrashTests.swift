@@ -9,24 +9,6 @@ import Testing
 /// answered 2xx is stored, every notification it owed is delivered in the end, and one delivered twice carries the
 /// same webhook-id.
 @Suite struct CrashTests {
-    /// A port free now, for every restart to listen on.
-    static func freePort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        try withUnsafeMutablePointer(to: &address) { pointer in
-            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                guard bind(descriptor, $0, length) == 0, getsockname(descriptor, $0, &length) == 0 else {
-                    throw HarnessError("no free port")
-                }
-            }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
     @Test(arguments: StoreKind.allCases) func killedTwentyTimesItLosesNoAcknowledgedSightingAndNoNotification(
         store kind: StoreKind
     ) async throws {
@@ -43,7 +25,7 @@ import Testing
         let receiver = NotificationReceiver()
         try await receiver.start()
         defer { Task { await receiver.stop() } }
-        let port = try Self.freePort()
+        let port = try LoopbackPort.free()
         let client = RegistryClient(baseURL: "http://127.0.0.1:\(port)")
         var run = 0
         func start() async throws -> DaemonProcess {

@@ -1,0 +1,240 @@
+internal import CMosquitto
+internal import CMosquittoLoad
+import Synchronization
+
+/// A connection to an MQTT broker through libmosquitto, loaded on first use (CMosquittoLoad): messages published at
+/// QoS 1 and awaited until the broker acknowledges them (PUBACK), subscriptions kept across reconnects, a last will.
+///
+/// libmosquitto runs the connection on a thread of its own (`mosquitto_loop_start`) and reconnects by itself with
+/// exponential backoff (1 s doubling to 60 s), so a broker that is away or refuses the station's password costs a
+/// connection attempt now and then, never a crash loop; `connection` says how it stands.
+public final class MQTTClient: @unchecked Sendable {
+    /// How the connection stands.
+    public enum Connection: Sendable, Equatable {
+        case connecting
+        case connected
+        /// The broker answered the connection and refused it (a wrong password, a client id not allowed).
+        case refused(String)
+        /// The connection ended or could not be made (the broker away); libmosquitto is trying again.
+        case lost(String)
+    }
+
+    /// `mosquitto` is libmosquitto's handle; `self` is its callbacks' context, valid until `deinit` has stopped the
+    /// network thread.
+    private let mosquitto: OpaquePointer
+    private let state = Mutex(State())
+    private let onMessage: @Sendable (MQTTMessage) -> Void
+
+    struct State {
+        var connection = Connection.connecting
+        /// Publishers waiting for their message's PUBACK, by message id.
+        var waiting: [Int32: CheckedContinuation<Void, any Error>] = [:]
+        /// PUBACKs that came before their publisher began to wait (libmosquitto's thread can be that quick).
+        var early: Set<Int32> = []
+        var subscriptions: [String] = []
+        var started = false
+    }
+
+    private let host: String
+    private let port: Int32
+    private let keepAlive: Int32
+
+    /// Loads libmosquitto and sets up a client for `settings`; `start()` connects. `onMessage` gets what arrives on
+    /// the subscriptions, on libmosquitto's thread.
+    public init(_ settings: MQTTSettings, onMessage: @escaping @Sendable (MQTTMessage) -> Void = { _ in })
+        throws(MQTTError)
+    {
+        if let why = beacond_mosquitto_load() { throw MQTTError(String(cString: why)) }
+        _ = Self.initialised
+        // A clean session: what the station publishes is in its outbox until acknowledged, so the broker need keep
+        // nothing for it across connections.
+        guard let handle = mosquitto_new(settings.clientID, true, nil) else {
+            throw MQTTError("cannot make an MQTT client (out of memory, or a client id libmosquitto refuses)")
+        }
+        do throws(MQTTError) {
+            try Self.configure(handle, settings)
+        } catch {
+            mosquitto_destroy(handle)
+            throw error
+        }
+        mosquitto = handle
+        host = settings.host
+        port = Int32(clamping: settings.port)
+        keepAlive = settings.keepAlive
+        self.onMessage = onMessage
+        mosquitto_user_data_set(handle, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    private static func configure(_ handle: OpaquePointer, _ settings: MQTTSettings) throws(MQTTError) {
+        try check(
+            mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311), "choose MQTT 3.1.1")
+        if let username = settings.username {
+            try check(mosquitto_username_pw_set(handle, username, settings.password), "set the username")
+        }
+        if let will = settings.will {
+            try check(
+                will.payload.withUnsafeBytes {
+                    mosquitto_will_set(handle, will.topic, Int32($0.count), $0.baseAddress, 1, will.retain)
+                }, "set the last will")
+        }
+        if settings.tls {
+            // The broker's certificate is verified against `caFile` (or the system's store) and its name against
+            // the host: libmosquitto's default, never turned off here.
+            try check(
+                mosquitto_tls_set(
+                    handle, settings.caFile, settings.caFile == nil ? "/etc/ssl/certs" : nil, nil, nil, nil),
+                "set up TLS")
+        }
+        try check(mosquitto_reconnect_delay_set(handle, 1, 60, true), "set the reconnection backoff")
+        mosquitto_connect_callback_set(handle) { _, context, code in MQTTClient.from(context)?.connected(code) }
+        mosquitto_disconnect_callback_set(handle) { _, context, code in MQTTClient.from(context)?.disconnected(code) }
+        mosquitto_publish_callback_set(handle) { _, context, mid in MQTTClient.from(context)?.acknowledged(mid) }
+        mosquitto_message_callback_set(handle) { _, context, message in
+            guard let client = MQTTClient.from(context), let message = message?.pointee else { return }
+            client.received(message)
+        }
+    }
+
+    deinit {
+        stop()
+        mosquitto_destroy(mosquitto)
+    }
+
+    /// Connects in the background and keeps connecting: the first attempt now, the next ones by libmosquitto's
+    /// backoff. Throws only for what no retry would change (settings libmosquitto cannot use).
+    public func start() throws(MQTTError) {
+        let first = state.withLock { state in
+            defer { state.started = true }
+            return !state.started
+        }
+        guard first else { return }
+        let code = mosquitto_connect_async(mosquitto, host, port, keepAlive)
+        switch code {
+        case MOSQ_ERR_SUCCESS.rawValue: break
+        // The broker cannot be reached yet (refused, no route, name not resolved): the network thread tries again.
+        case MOSQ_ERR_ERRNO.rawValue, MOSQ_ERR_EAI.rawValue:
+            state.withLock { $0.connection = .lost(Self.describe(code)) }
+        default: throw MQTTError("cannot connect to \(host):\(port): \(Self.describe(code))")
+        }
+        try Self.check(mosquitto_loop_start(mosquitto), "start the MQTT network thread")
+    }
+
+    /// Disconnects cleanly (the broker does not send the last will) and stops the network thread. Publishers still
+    /// waiting for an acknowledgement get an error.
+    public func stop() {
+        let started = state.withLock { state in
+            defer { state.started = false }
+            return state.started
+        }
+        if started {
+            _ = mosquitto_disconnect(mosquitto)
+            _ = mosquitto_loop_stop(mosquitto, false)
+        }
+        let waiting = state.withLock { state in
+            defer { state.waiting = [:] }
+            return state.waiting
+        }
+        for publisher in waiting.values { publisher.resume(throwing: MQTTError("the MQTT client stopped")) }
+    }
+
+    public var connection: Connection { state.withLock { $0.connection } }
+
+    /// Subscribes to `pattern` now if connected, and again after every reconnection (a clean session forgets it).
+    public func subscribe(_ pattern: String) {
+        state.withLock { $0.subscriptions.append(pattern) }
+        if connection == .connected { _ = mosquitto_subscribe(mosquitto, nil, pattern, 1) }
+    }
+
+    /// Publishes at QoS 1 and returns once the broker has acknowledged the message, or throws: not connected,
+    /// refused by libmosquitto, or no acknowledgement within `timeout` (libmosquitto sends it again after a
+    /// reconnection, so a caller that tries again later may make a duplicate, as QoS 1 allows).
+    public func publish(_ message: MQTTMessage, within timeout: Duration) async throws(MQTTError) {
+        var mid: Int32 = 0
+        let code = message.payload.withUnsafeBytes {
+            mosquitto_publish(mosquitto, &mid, message.topic, Int32($0.count), $0.baseAddress, 1, message.retain)
+        }
+        guard code == MOSQ_ERR_SUCCESS.rawValue else {
+            throw MQTTError("cannot publish on \(message.topic): \(Self.describe(code))")
+        }
+        do {
+            try await acknowledgement(of: mid, within: timeout)
+        } catch let error as MQTTError {
+            throw error
+        } catch {
+            throw MQTTError("publishing on \(message.topic): \(error)")
+        }
+    }
+
+    private func acknowledgement(of mid: Int32, within timeout: Duration) async throws {
+        let timer = Task {
+            guard (try? await Task.sleep(for: timeout)) != nil else { return }  // cancelled: acknowledged in time
+            let waiting = self.state.withLock { $0.waiting.removeValue(forKey: mid) }
+            waiting?.resume(throwing: MQTTError("no acknowledgement from the broker within \(timeout)"))
+        }
+        defer { timer.cancel() }
+        try await withCheckedThrowingContinuation { (publisher: CheckedContinuation<Void, any Error>) in
+            let acknowledged = state.withLock { state in
+                if state.early.remove(mid) != nil { return true }
+                state.waiting[mid] = publisher
+                return false
+            }
+            if acknowledged { publisher.resume() }
+        }
+    }
+
+    // MARK: libmosquitto's callbacks, on its network thread
+
+    private static func from(_ context: UnsafeMutableRawPointer?) -> MQTTClient? {
+        context.map { Unmanaged<MQTTClient>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    private func connected(_ code: Int32) {
+        guard code == 0 else {
+            state.withLock { $0.connection = .refused(String(cString: mosquitto_connack_string(code))) }
+            return
+        }
+        let subscriptions = state.withLock { state in
+            state.connection = .connected
+            return state.subscriptions
+        }
+        for pattern in subscriptions { _ = mosquitto_subscribe(mosquitto, nil, pattern, 1) }
+    }
+
+    private func disconnected(_ code: Int32) {
+        state.withLock { state in
+            // A refusal stays the reason: the disconnection that follows it says less.
+            if case .refused = state.connection { return }
+            state.connection = code == 0 ? .lost("disconnected") : .lost(Self.describe(code))
+        }
+    }
+
+    private func acknowledged(_ mid: Int32) {
+        let publisher = state.withLock { state in
+            guard let publisher = state.waiting.removeValue(forKey: mid) else {
+                state.early.insert(mid)
+                return nil as CheckedContinuation<Void, any Error>?
+            }
+            return publisher
+        }
+        publisher?.resume()
+    }
+
+    private func received(_ message: mosquitto_message) {
+        guard let topic = message.topic else { return }
+        let payload =
+            message.payload.map { [UInt8](UnsafeRawBufferPointer(start: $0, count: Int(message.payloadlen))) } ?? []
+        onMessage(MQTTMessage(topic: String(cString: topic), payload: payload, retain: message.retain))
+    }
+
+    private static func describe(_ code: Int32) -> String { String(cString: mosquitto_strerror(code)) }
+
+    private static func check(_ code: Int32, _ doing: String) throws(MQTTError) {
+        guard code == MOSQ_ERR_SUCCESS.rawValue else { throw MQTTError("cannot \(doing): \(Self.describe(code))") }
+    }
+
+    /// `mosquitto_lib_init` once per process (it sets up libmosquitto's TLS and random source).
+    private static let initialised: Bool = {
+        _ = mosquitto_lib_init()
+        return true
+    }()
+}
