@@ -68,6 +68,13 @@ enum StatusText {
             lines.append(row("", "\(outbox.uncommitted) sightings held in memory (outbox full?)"))
         }
         if let error = outbox.lastError { lines.append(row("", "last error: \(shortened(error, 56))")) }
+        // With one sink its line is the outbox's; with more, each says what it is still owed.
+        if let sinks = outbox.sinks, sinks.count > 1 {
+            for sink in sinks {
+                let error = sink.lastError.map { "; \(shortened($0, 40))" } ?? ""
+                lines.append(row("", "\(sink.name): \(sink.depth) waiting, \(sink.deadLetters) dead letters\(error)"))
+            }
+        }
 
         let sightings = status.sightings
         lines.append(row("Sightings", "\(sightings.today) today; \(sightings.openVisits) beacons here now"))

@@ -137,7 +137,7 @@ public struct Daemon: Sendable {
         let clocks: (@Sendable () -> ClockReading)? =
             capture.timeBase == .monotonic ? { @Sendable in systemClocks.reading() } : nil
         let poster = SightingPoster(
-            outbox: outbox, registry: registry, clock: ContinuousClock(), logger: logger, wallClock: wallClock,
+            outbox: outbox, sink: registry, clock: ContinuousClock(), logger: logger, wallClock: wallClock,
             systemClocks: clocks,
             clockWait: .seconds(configuration.clockSyncWait))
 

@@ -95,7 +95,11 @@ public struct StatusCollector: Sendable {
                 depth: statistics.depth, oldestAgeSeconds: statistics.oldestCreatedAt.map { Double(wall - $0) / 1000 },
                 deadLetters: statistics.deadLetters, evicted: statistics.evicted, delivered: posting.delivered,
                 retries: posting.retries, uncommitted: engine.uncommitted,
-                lastError: engine.commitError ?? outboxError ?? posting.lastError),
+                lastError: engine.commitError ?? outboxError ?? posting.lastError,
+                sinks: statistics.sinks.map {
+                    StatusReport.SinkState(
+                        name: $0.sink, depth: $0.depth, deadLetters: $0.deadLetters, lastError: $0.lastError)
+                }),
             sightings: StatusReport.Sightings(
                 today: journal.count, openVisits: engine.openVisits,
                 recent: journal.recent.map { entry in

@@ -79,6 +79,17 @@ public struct StatusReport: Codable, Sendable, Equatable {
         /// Sightings held in memory because the outbox cannot take them (disk full).
         public var uncommitted: Int
         public var lastError: String?
+        /// Each sink's share of the queue (absent from a daemon older than sinks).
+        public var sinks: [SinkState]?
+    }
+
+    /// What one sink (the registry, an MQTT broker) is still owed.
+    public struct SinkState: Codable, Sendable, Equatable {
+        public var name: String
+        public var depth: Int
+        public var deadLetters: Int
+        /// Why the sighting at the head of its line has not gone yet.
+        public var lastError: String?
     }
 
     public struct Sightings: Codable, Sendable, Equatable {

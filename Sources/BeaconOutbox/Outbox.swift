@@ -1,23 +1,32 @@
 import BeaconEngine
 import GRDB
 
-/// The durable queue between the engine and the registry: SQLite (a rollback journal, synchronous=FULL) in the
-/// state directory. A sighting is committed here before any network attempt, and leaves only once the registry has
-/// answered 2xx (to `delivered`, remembered so a replay cannot queue it again) or refused it for good (to the
-/// dead-letter table that `status` shows).
+/// The durable queue between the engine and the places sightings go (the sinks: the registry, an MQTT broker):
+/// SQLite (a rollback journal, synchronous=FULL) in the state directory. A sighting is committed here once, before
+/// any network attempt, owed to every configured sink, and each sink has its own delivery state: a sighting the
+/// registry has but the broker not yet is retried for the broker alone. It leaves once every sink has answered for
+/// it: taken (to `delivered`, remembered so a replay cannot queue it again) or refused for good (to the dead-letter
+/// table that `status` shows, by sink).
 ///
 /// Bounded: past `capacity` rows the oldest `update` rows are evicted first, then the oldest `exit` rows;
 /// `enter` rows never are (the queue grows past its bound rather than lose an owner's first alert).
 public final class Outbox: Sendable {
     public let path: String
     public let capacity: Int
+    /// The sinks a new sighting is owed to, in the configuration's order.
+    public let sinks: [String]
+    /// Sightings owed only to sinks no longer configured, retired when the outbox was opened.
+    public let abandoned: Int
     private let pool: DatabaseQueue
+    /// The registry's sink name, the one every outbox before sinks had.
+    public static let registry = "registry"
     /// How many delivered ids are remembered for de-duplication.
     static let deliveredMemory = 200_000
 
-    public init(path: String, capacity: Int = 100_000) throws(OutboxError) {
+    public init(path: String, capacity: Int = 100_000, sinks: [String] = [Outbox.registry]) throws(OutboxError) {
         self.path = path
         self.capacity = max(1, capacity)
+        self.sinks = sinks.isEmpty ? [Self.registry] : sinks
         do {
             var configuration = Configuration()
             configuration.prepareDatabase { db in
@@ -44,6 +53,8 @@ public final class Outbox: Sendable {
                 throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: check.prefix(3).joined(separator: "; "))
             }
             try Self.migrator.migrate(pool)
+            let sinks = self.sinks
+            abandoned = try pool.write { db in try Self.forget(sinksOtherThan: sinks, db) }
         } catch let error as DatabaseError where Self.damageCodes.contains(error.resultCode.primaryResultCode) {
             throw OutboxError(.damaged, path: path, cause: error)
         } catch {
@@ -113,7 +124,58 @@ public final class Outbox: Sendable {
                     ALTER TABLE outbox ADD COLUMN pendingOffset INTEGER;
                     """)
         }
+        // A delivery state per sink (`owed`): what each sink is still owed, with its own attempts and last error.
+        // Every queued sighting of an older outbox is owed to the registry, with the attempts it had; its dead
+        // letters are the registry's. (DROP COLUMN needs SQLite 3.35; bookworm has 3.40.)
+        migrator.registerMigration("v4-sinks") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE owed (
+                        sink TEXT NOT NULL,
+                        seq INTEGER NOT NULL REFERENCES outbox(seq) ON DELETE CASCADE,
+                        attempts INTEGER NOT NULL DEFAULT 0,
+                        lastError TEXT,
+                        PRIMARY KEY (sink, seq)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX owed_seq ON owed(seq);
+                    INSERT INTO owed (sink, seq, attempts, lastError)
+                        SELECT 'registry', seq, attempts, lastError FROM outbox;
+                    ALTER TABLE outbox DROP COLUMN attempts;
+                    ALTER TABLE outbox DROP COLUMN lastError;
+                    CREATE TABLE deadLetterBySink (
+                        sink TEXT NOT NULL,
+                        sightingId TEXT NOT NULL,
+                        kind TEXT NOT NULL,
+                        body TEXT NOT NULL,
+                        createdAt INTEGER NOT NULL,
+                        failedAt INTEGER NOT NULL,
+                        status INTEGER,
+                        reason TEXT NOT NULL,
+                        PRIMARY KEY (sink, sightingId)
+                    );
+                    INSERT INTO deadLetterBySink
+                        SELECT 'registry', sightingId, kind, body, createdAt, failedAt, status, reason FROM deadLetter;
+                    DROP TABLE deadLetter;
+                    ALTER TABLE deadLetterBySink RENAME TO deadLetter;
+                    CREATE INDEX deadLetter_sighting ON deadLetter(sightingId);
+                    """)
+        }
         return migrator
+    }
+
+    /// Retires what only sinks no longer configured are owed (the operator took MQTT out, say): those sightings
+    /// have been everywhere they still go. Returns how many sightings left the queue.
+    private static func forget(sinksOtherThan sinks: [String], _ db: Database) throws -> Int {
+        let marks = sinks.map { _ in "?" }.joined(separator: ", ")
+        try db.execute(sql: "DELETE FROM owed WHERE sink NOT IN (\(marks))", arguments: StatementArguments(sinks))
+        try db.execute(
+            sql: """
+                INSERT OR IGNORE INTO delivered (sightingId, deliveredAt)
+                    SELECT sightingId, CAST(strftime('%s', 'now') AS INTEGER) * 1000 FROM outbox
+                    WHERE seq NOT IN (SELECT seq FROM owed)
+                """)
+        try db.execute(sql: "DELETE FROM outbox WHERE seq NOT IN (SELECT seq FROM owed)")
+        return db.changesCount
     }
 
     /// How many journal lines are kept: enough for a busy day, small enough to count in a moment.
@@ -152,6 +214,10 @@ public final class Outbox: Sendable {
                     result.duplicates += 1
                     continue
                 }
+                let sequence = db.lastInsertedRowID
+                for sink in sinks {
+                    try db.execute(sql: "INSERT INTO owed (sink, seq) VALUES (?, ?)", arguments: [sink, sequence])
+                }
                 result.inserted += 1
                 try db.execute(
                     sql: "INSERT OR IGNORE INTO journal VALUES (?, ?, ?, ?, ?, ?)",
@@ -188,15 +254,16 @@ public final class Outbox: Sendable {
         return evicted
     }
 
-    /// The oldest queued sighting: the poster sends strictly in order.
-    public func oldest() throws(OutboxError) -> OutboxEntry? {
+    /// The oldest sighting `sink` is owed: each sink's poster sends strictly in order.
+    public func oldest(for sink: String) throws(OutboxError) -> OutboxEntry? {
         try read { db in
             try Row.fetchOne(
                 db,
                 sql: """
-                    SELECT seq, sightingId, kind, body, createdAt, attempts, pendingFirstSeen, pendingLastSeen, pendingQueuedAt,
-                        pendingBootId, pendingOffset FROM outbox ORDER BY seq LIMIT 1
-                    """
+                    SELECT o.seq, o.sightingId, o.kind, o.body, o.createdAt, w.attempts, o.pendingFirstSeen,
+                        o.pendingLastSeen, o.pendingQueuedAt, o.pendingBootId, o.pendingOffset
+                    FROM owed w JOIN outbox o ON o.seq = w.seq WHERE w.sink = ? ORDER BY w.seq LIMIT 1
+                    """, arguments: [sink]
             ).map(OutboxEntry.init(row:))
         }
     }
@@ -218,10 +285,12 @@ public final class Outbox: Sendable {
         }
     }
 
-    /// The registry took it: gone from the queue, remembered as delivered.
-    public func markDelivered(_ entry: OutboxEntry, now: Int64) throws(OutboxError) {
+    /// `sink` took it: no longer owed to it; once no sink is owed it, gone from the queue and remembered as
+    /// delivered.
+    public func markDelivered(_ entry: OutboxEntry, sink: String, now: Int64) throws(OutboxError) {
         try write { db in
-            try db.execute(sql: "DELETE FROM outbox WHERE seq = ?", arguments: [entry.sequence])
+            try db.execute(sql: "DELETE FROM owed WHERE sink = ? AND seq = ?", arguments: [sink, entry.sequence])
+            guard try Self.retire(entry, db) else { return }
             try db.execute(
                 sql: "INSERT OR REPLACE INTO delivered (sightingId, deliveredAt) VALUES (?, ?)",
                 arguments: [entry.sightingID, now])
@@ -234,37 +303,59 @@ public final class Outbox: Sendable {
         }
     }
 
-    /// A delivery attempt failed in a way worth retrying: count it and keep the row first in line.
-    public func markAttempt(_ entry: OutboxEntry, error: String) throws(OutboxError) {
+    /// A delivery attempt to `sink` failed in a way worth retrying: count it and keep the sighting first in its line.
+    public func markAttempt(_ entry: OutboxEntry, sink: String, error: String) throws(OutboxError) {
         try write { db in
             try db.execute(
-                sql: "UPDATE outbox SET attempts = attempts + 1, lastError = ? WHERE seq = ?",
-                arguments: [error, entry.sequence])
+                sql: "UPDATE owed SET attempts = attempts + 1, lastError = ? WHERE sink = ? AND seq = ?",
+                arguments: [error, sink, entry.sequence])
         }
     }
 
-    /// The registry refused it for good (a 4xx other than 408 and 429): out of the queue, into dead letters.
-    public func markDead(_ entry: OutboxEntry, status: Int?, reason: String, now: Int64) throws(OutboxError) {
+    /// `sink` refused it for good (the registry's 4xx other than 408 and 429): no longer owed to it, and one of its
+    /// dead letters; gone from the queue once no sink is owed it.
+    public func markDead(_ entry: OutboxEntry, sink: String, status: Int?, reason: String, now: Int64)
+        throws(OutboxError)
+    {
         try write { db in
-            try db.execute(sql: "DELETE FROM outbox WHERE seq = ?", arguments: [entry.sequence])
+            try db.execute(sql: "DELETE FROM owed WHERE sink = ? AND seq = ?", arguments: [sink, entry.sequence])
             try db.execute(
                 sql: """
-                    INSERT OR REPLACE INTO deadLetter (sightingId, kind, body, createdAt, failedAt, status, reason)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    INSERT OR REPLACE INTO deadLetter (sink, sightingId, kind, body, createdAt, failedAt, status, reason)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                     """,
-                arguments: [entry.sightingID, entry.kind.rawValue, entry.body, entry.createdAt, now, status, reason])
+                arguments: [
+                    sink, entry.sightingID, entry.kind.rawValue, entry.body, entry.createdAt, now, status, reason,
+                ])
+            try Self.retire(entry, db)
         }
     }
 
-    /// Puts every dead letter back in the queue, oldest first, once whatever made the registry refuse them is fixed
-    /// (`beacond retry-dead-letters`). Returns how many went back.
+    /// Removes the sighting from the queue if no sink is owed it any more; whether it did.
+    @discardableResult
+    private static func retire(_ entry: OutboxEntry, _ db: Database) throws -> Bool {
+        try db.execute(
+            sql: "DELETE FROM outbox WHERE seq = ?1 AND NOT EXISTS (SELECT 1 FROM owed WHERE seq = ?1)",
+            arguments: [entry.sequence])
+        return db.changesCount == 1
+    }
+
+    /// Puts every dead letter back in the queue, owed to the sink that refused it, oldest first, once whatever made
+    /// it refuse them is fixed (`beacond retry-dead-letters`). Returns how many went back.
     @discardableResult
     public func requeueDeadLetters() throws(OutboxError) -> Int {
         try write { db in
+            // A sighting another sink is still owed is in the queue already; the rest come back at its end.
             try db.execute(
                 sql: """
                     INSERT OR IGNORE INTO outbox (sightingId, kind, body, createdAt)
-                        SELECT sightingId, kind, body, createdAt FROM deadLetter ORDER BY createdAt, failedAt
+                        SELECT sightingId, kind, body, MIN(createdAt) FROM deadLetter
+                        GROUP BY sightingId ORDER BY MIN(createdAt), MIN(failedAt)
+                    """)
+            try db.execute(
+                sql: """
+                    INSERT OR IGNORE INTO owed (sink, seq)
+                        SELECT d.sink, o.seq FROM deadLetter d JOIN outbox o ON o.sightingId = d.sightingId
                     """)
             let requeued = db.changesCount
             try db.execute(sql: "DELETE FROM deadLetter")
@@ -272,13 +363,28 @@ public final class Outbox: Sendable {
         }
     }
 
+    /// The queue as a whole (`depth`: sightings some sink is still owed) and each configured sink's share of it.
     public func statistics() throws(OutboxError) -> OutboxStatistics {
         try read { db in
-            OutboxStatistics(
+            var statistics = OutboxStatistics(
                 depth: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox")!,
                 deadLetters: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM deadLetter")!,
                 evicted: try Int.fetchOne(db, sql: "SELECT value FROM counters WHERE name = 'evicted'") ?? 0,
                 oldestCreatedAt: try Int64.fetchOne(db, sql: "SELECT MIN(createdAt) FROM outbox"))
+            for sink in sinks {
+                let first = try Row.fetchOne(
+                    db, sql: "SELECT attempts, lastError FROM owed WHERE sink = ? ORDER BY seq LIMIT 1",
+                    arguments: [sink])
+                statistics.sinks.append(
+                    SinkBacklog(
+                        sink: sink,
+                        depth: try Int.fetchOne(
+                            db, sql: "SELECT COUNT(*) FROM owed WHERE sink = ?", arguments: [sink])!,
+                        deadLetters: try Int.fetchOne(
+                            db, sql: "SELECT COUNT(*) FROM deadLetter WHERE sink = ?", arguments: [sink])!,
+                        attempts: first?["attempts"] ?? 0, lastError: first?["lastError"]))
+            }
+            return statistics
         }
     }
 
@@ -287,12 +393,16 @@ public final class Outbox: Sendable {
         try read { db in
             try Row.fetchAll(
                 db,
-                sql: "SELECT sightingId, kind, failedAt, status, reason FROM deadLetter ORDER BY failedAt DESC LIMIT ?",
+                sql: """
+                    SELECT sink, sightingId, kind, failedAt, status, reason FROM deadLetter
+                    ORDER BY failedAt DESC, sink LIMIT ?
+                    """,
                 arguments: [limit]
             ).map { row in
                 DeadLetter(
-                    sightingID: row["sightingId"], kind: SightingKind(rawValue: row["kind"]) ?? .update,
-                    failedAt: row["failedAt"], status: row["status"], reason: row["reason"])
+                    sink: row["sink"], sightingID: row["sightingId"],
+                    kind: SightingKind(rawValue: row["kind"]) ?? .update, failedAt: row["failedAt"],
+                    status: row["status"], reason: row["reason"])
             }
         }
     }

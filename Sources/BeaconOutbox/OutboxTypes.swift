@@ -75,6 +75,7 @@ public struct OutboxEntry: Hashable, Sendable {
     public var body: String
     /// When it was queued (the caller's clock, milliseconds since the epoch).
     public var createdAt: Int64
+    /// Failed attempts to deliver it to the sink it was read for.
     public var attempts: Int
     /// Set while the body's times are provisional: the poster settles them before sending.
     public var pendingTime: PendingTime?
@@ -104,11 +105,14 @@ public struct EnqueueResult: Hashable, Sendable {
 }
 
 public struct OutboxStatistics: Hashable, Sendable {
+    /// Sightings some sink is still owed.
     public var depth: Int
     public var deadLetters: Int
     /// Rows evicted over the outbox's life to stay within capacity.
     public var evicted: Int
     public var oldestCreatedAt: Int64?
+    /// Each configured sink's share, in the configuration's order.
+    public var sinks: [SinkBacklog] = []
 
     public init(depth: Int = 0, deadLetters: Int = 0, evicted: Int = 0, oldestCreatedAt: Int64? = nil) {
         self.depth = depth
@@ -118,7 +122,27 @@ public struct OutboxStatistics: Hashable, Sendable {
     }
 }
 
+/// What one sink is still owed: how many sightings, its dead letters, and the attempts and last error of the
+/// sighting at the head of its line (the one holding the rest up).
+public struct SinkBacklog: Hashable, Sendable {
+    public var sink: String
+    public var depth: Int
+    public var deadLetters: Int
+    public var attempts: Int
+    public var lastError: String?
+
+    public init(sink: String, depth: Int, deadLetters: Int, attempts: Int = 0, lastError: String? = nil) {
+        self.sink = sink
+        self.depth = depth
+        self.deadLetters = deadLetters
+        self.attempts = attempts
+        self.lastError = lastError
+    }
+}
+
 public struct DeadLetter: Hashable, Sendable {
+    /// The sink that refused it.
+    public var sink: String
     public var sightingID: String
     public var kind: SightingKind
     public var failedAt: Int64

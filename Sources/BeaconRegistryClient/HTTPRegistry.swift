@@ -137,7 +137,7 @@ public final class HTTPRegistry: Registry {
         // Read (a little of) the body so the connection can be reused; its content does not matter. The status has
         // answered already, so a body that does not come is given up on after a while, never retried: inside the
         // request's deadline, a trickled body would turn a 2xx into a retry of a sighting the registry has.
-        _ = try? await withDeadline(min(.seconds(2), configuration.requestTimeout)) {
+        _ = try? await withDeadline(configuration.answerBodyWait) {
             try await response.body.collect(upTo: 64 * 1024)
         }
         return PostAnswer.outcome(

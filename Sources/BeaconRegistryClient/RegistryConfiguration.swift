@@ -28,6 +28,9 @@ public struct RegistryConfiguration: Sendable {
     public var listTimeout: Duration
     /// A `GET /bikes` answer larger than this is refused (65,536 bikes with long names fit in 16 MiB).
     public var maximumResponseBytes: Int
+    /// How long the body of a sighting's answer is read, after its status has answered, before it is given up on
+    /// (the sighting is delivered either way; reading it lets the connection be reused).
+    public var answerBodyWait: Duration = .seconds(2)
 
     public init(
         location: Location, authentication: Authentication = .query, apiKey: APIKey? = nil, stationID: String,

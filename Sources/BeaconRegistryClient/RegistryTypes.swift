@@ -1,4 +1,5 @@
 public import BeaconEngine
+public import BeaconOutbox
 public import BeaconWire
 
 /// What `GET /bikes` gave.
@@ -58,11 +59,28 @@ public struct RegistryError: Error, Hashable, Sendable, CustomStringConvertible 
     public var description: String { message }
 }
 
-/// The registry as the refresher and the poster see it; HTTP and file implementations.
-public protocol Registry: Sendable {
+/// Where the missing bikes come from, as the refresher sees it.
+public protocol MissingBikeSource: Sendable {
     /// Where it is, for logs and status, with any key redacted.
     var displayName: String { get }
     func fetchMissing(validators: CacheValidators?, regions: [BeaconRegion]) async throws(RegistryError)
         -> RegistryFetch
+}
+
+/// Where sightings go (the registry, an MQTT broker), as a poster sees it: one attempt to deliver one sighting.
+public protocol SightingSink: Sendable {
+    /// Where it is, for logs and status, with any key redacted.
+    var displayName: String { get }
+    /// The name of its line in the outbox ("registry", "mqtt"): the same across restarts, or what it was owed is
+    /// dropped as a sink no longer configured.
+    var sinkName: String { get }
     func post(body: String, sightingID: String) async -> PostOutcome
 }
+
+extension SightingSink {
+    /// Every registry is the outbox's "registry" line, HTTP or file, whichever one the configuration names.
+    public var sinkName: String { Outbox.registry }
+}
+
+/// The registry, both of them at once; HTTP and file implementations.
+public typealias Registry = MissingBikeSource & SightingSink

@@ -4,14 +4,18 @@ import DaemonSupport
 public import Logging
 import Synchronization
 
-/// Drains the outbox into the registry, oldest first: one request at a time, a row removed only after a 2xx,
-/// retryable failures retried with backoff (never sooner than a `Retry-After`), refusals dead-lettered.
+/// Drains one sink's line of the outbox into it (the registry, an MQTT broker), oldest first: one attempt at a time,
+/// a sighting no longer owed to the sink only once it took it (a 2xx, a PUBACK), retryable failures retried with
+/// backoff (never sooner than a `Retry-After`), refusals dead-lettered. Each sink has a poster of its own, so one
+/// that is away holds up no other.
 ///
 /// Strict order means a sighting that keeps failing holds up the ones behind it; that is the point (an owner
 /// must not get "left" before "arrived"), and backoff keeps it from hammering the registry meanwhile.
 public final class SightingPoster<C: Clock>: Sendable where C.Duration == Duration {
     private let outbox: Outbox
-    private let registry: any Registry
+    private let destination: any SightingSink
+    /// The outbox line this poster delivers from: the outbox keeps each sink's line of sightings apart.
+    private let sink: String
     private let clock: C
     private let logger: Logger
     private let wallClock: @Sendable () -> Int64
@@ -34,15 +38,16 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
 
     /// `wallClock` gives milliseconds since the epoch for the delivered/dead-letter records.
     public init(
-        outbox: Outbox, registry: any Registry, clock: C,
+        outbox: Outbox, sink destination: any SightingSink, clock: C,
         backoff: Backoff = Backoff(base: .seconds(2), cap: .seconds(600)),
         logger: Logger, wallClock: @escaping @Sendable () -> Int64, systemClocks: (@Sendable () -> ClockReading)? = nil,
         clockWait: Duration = .seconds(600)
     ) {
+        self.destination = destination
+        self.sink = destination.sinkName
         self.systemClocks = systemClocks
         self.clockWait = clockWait
         self.outbox = outbox
-        self.registry = registry
         self.clock = clock
         self.logger = logger
         self.wallClock = wallClock
@@ -81,7 +86,7 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
         while !Task.isCancelled, !stopping {
             let entry: OutboxEntry?
             do {
-                entry = try outbox.oldest()
+                entry = try outbox.oldest(for: sink)
             } catch {
                 logger.error("outbox unreadable; retrying", metadata: ["error": "\(error)"])
                 try? await clock.sleep(for: .seconds(5))
@@ -97,7 +102,7 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
                 guard let body = await settle(entry, pending) else { continue }
                 entry.body = body
             }
-            let outcome = await registry.post(body: entry.body, sightingID: entry.sightingID)
+            let outcome = await destination.post(body: entry.body, sightingID: entry.sightingID)
             let (step, next) = state.withLock { state in
                 // The generator is stateless; one per draw keeps an async function's local out of the lock's
                 // closure, an inout capture ThreadSanitizer's runtime cannot follow (it crashed).
@@ -106,10 +111,10 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
             }
             do {
                 switch step.record {
-                case .delivered: try outbox.markDelivered(entry, now: wallClock())
-                case .attempt(let reason): try outbox.markAttempt(entry, error: reason)
+                case .delivered: try outbox.markDelivered(entry, sink: sink, now: wallClock())
+                case .attempt(let reason): try outbox.markAttempt(entry, sink: sink, error: reason)
                 case .dead(let status, let reason):
-                    try outbox.markDead(entry, status: status, reason: reason, now: wallClock())
+                    try outbox.markDead(entry, sink: sink, status: status, reason: reason, now: wallClock())
                 }
             } catch {
                 logger.error("outbox write failed; retrying", metadata: ["error": "\(error)"])

@@ -64,9 +64,9 @@ import Testing
 
         func queued() throws -> [SightingKind] {
             var kinds: [SightingKind] = []
-            while let entry = try outbox.oldest() {
+            while let entry = try outbox.oldest(for: Outbox.registry) {
                 kinds.append(entry.kind)
-                try outbox.markDelivered(entry, now: 0)
+                try outbox.markDelivered(entry, sink: Outbox.registry, now: 0)
             }
             return kinds
         }

@@ -15,13 +15,13 @@ import Testing
         defer { directory.remove() }
         let outbox = try Outbox(path: directory.file("outbox.sqlite"))
         try outbox.enqueue([Self.item(1), Self.item(2), Self.item(3)], now: 1)
-        let first = try #require(try outbox.oldest())
+        let first = try #require(try outbox.oldest(for: Outbox.registry))
         #expect(first.sightingID == "s-1" && first.body == "{\"n\":1}")
-        try outbox.markAttempt(first, error: "timed out")
-        #expect(try outbox.oldest()?.sightingID == "s-1", "a failed attempt keeps it first in line")
-        #expect(try outbox.oldest()?.attempts == 1)
-        try outbox.markDelivered(first, now: 2)
-        #expect(try outbox.oldest()?.sightingID == "s-2")
+        try outbox.markAttempt(first, sink: Outbox.registry, error: "timed out")
+        #expect(try outbox.oldest(for: Outbox.registry)?.sightingID == "s-1", "a failed attempt keeps it first in line")
+        #expect(try outbox.oldest(for: Outbox.registry)?.attempts == 1)
+        try outbox.markDelivered(first, sink: Outbox.registry, now: 2)
+        #expect(try outbox.oldest(for: Outbox.registry)?.sightingID == "s-2")
         #expect(try outbox.statistics().depth == 2)
     }
 
@@ -30,11 +30,11 @@ import Testing
         defer { directory.remove() }
         let outbox = try Outbox(path: directory.file("outbox.sqlite"))
         #expect(try outbox.enqueue([Self.item(1), Self.item(1)], now: 1).inserted == 1)
-        try outbox.markDelivered(try #require(try outbox.oldest()), now: 2)
+        try outbox.markDelivered(try #require(try outbox.oldest(for: Outbox.registry)), sink: Outbox.registry, now: 2)
         // A restart replaying the same capture produces it again: it was delivered, so it is not queued.
         let again = try outbox.enqueue([Self.item(1)], now: 3)
         #expect(again.inserted == 0 && again.duplicates == 1)
-        #expect(try outbox.oldest() == nil)
+        #expect(try outbox.oldest(for: Outbox.registry) == nil)
     }
 
     @Test func refusedSightingsGoToDeadLetters() throws {
@@ -42,8 +42,10 @@ import Testing
         defer { directory.remove() }
         let outbox = try Outbox(path: directory.file("outbox.sqlite"))
         try outbox.enqueue([Self.item(1), Self.item(2)], now: 1)
-        try outbox.markDead(try #require(try outbox.oldest()), status: 422, reason: "HTTP 422", now: 5)
-        #expect(try outbox.oldest()?.sightingID == "s-2")
+        try outbox.markDead(
+            try #require(try outbox.oldest(for: Outbox.registry)), sink: Outbox.registry, status: 422,
+            reason: "HTTP 422", now: 5)
+        #expect(try outbox.oldest(for: Outbox.registry)?.sightingID == "s-2")
         let dead = try outbox.deadLetters()
         #expect(dead.map(\.sightingID) == ["s-1"] && dead.first?.status == 422)
         #expect(try outbox.statistics().deadLetters == 1)
@@ -58,9 +60,9 @@ import Testing
             [Self.item(1, .enter), Self.item(2, .update), Self.item(3, .exit), Self.item(4, .update)], now: 1)
         #expect(try outbox.enqueue([Self.item(5, .enter)], now: 2).evicted == 1)
         var remaining: [String] = []
-        while let entry = try outbox.oldest() {
+        while let entry = try outbox.oldest(for: Outbox.registry) {
             remaining.append(entry.sightingID)
-            try outbox.markDelivered(entry, now: 3)
+            try outbox.markDelivered(entry, sink: Outbox.registry, now: 3)
         }
         #expect(remaining == ["s-1", "s-3", "s-4", "s-5"], "the oldest update went")
         try outbox.enqueue((10..<16).map { Self.item($0, .enter) }, now: 4)
@@ -101,13 +103,14 @@ import Testing
             try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
             try db.execute(
                 sql: "INSERT INTO outbox (sightingId, kind, body, createdAt) VALUES ('s-old', 'enter', '{}', 1)")
+            try db.execute(sql: "INSERT INTO owed (sink, seq) SELECT 'registry', seq FROM outbox")
         }
         let walSize = (try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
         #expect(walSize > 0, "the row is in the -wal")
         let copy = directory.file("copy.sqlite")
         for suffix in ["", "-wal"] { try FileManager.default.copyItem(atPath: path + suffix, toPath: copy + suffix) }
         let outbox = try Outbox(path: copy)
-        #expect(try outbox.oldest()?.sightingID == "s-old")
+        #expect(try outbox.oldest(for: Outbox.registry)?.sightingID == "s-old")
         try outbox.close()
         #expect(!FileManager.default.fileExists(atPath: copy + "-wal"), "the outbox left WAL mode")
         try writer.close()
@@ -126,11 +129,11 @@ import Testing
             try Outbox(path: path).enqueue([item, Self.item(2)], now: 1)
         }
         let outbox = try Outbox(path: path)
-        let oldest = try #require(try outbox.oldest())
+        let oldest = try #require(try outbox.oldest(for: Outbox.registry))
         #expect(oldest.pendingTime == pending)
         #expect(try outbox.pendingTimes() == 1)
         try outbox.settleTime(oldest, body: "{\"settled\":true}")
-        let settled = try #require(try outbox.oldest())
+        let settled = try #require(try outbox.oldest(for: Outbox.registry))
         #expect(settled.pendingTime == nil && settled.body == "{\"settled\":true}")
         #expect(try outbox.pendingTimes() == 0)
     }

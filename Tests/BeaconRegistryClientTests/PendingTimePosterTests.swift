@@ -55,7 +55,7 @@ import Testing
         let outbox = try Outbox(path: directory.file("outbox.sqlite"))
         let (logger, _) = capturingLogger()
         let poster = SightingPoster(
-            outbox: outbox, registry: HTTPRegistry(configuration: configuration, client: client),
+            outbox: outbox, sink: HTTPRegistry(configuration: configuration, client: client),
             clock: ContinuousClock(),
             backoff: Backoff(base: .milliseconds(20), cap: .milliseconds(200)), logger: logger, wallClock: milliseconds,
             systemClocks: { clocks.reading() }, clockWait: wait)

@@ -8,11 +8,12 @@ import Foundation
 import RegistryTestServer
 import Testing
 
-@Suite struct RefresherTests {
+/// Serialized, and every wait for an outcome generous: see PosterTests.
+@Suite(.serialized) struct RefresherTests {
     /// The request deadline of the tests that wait one out (a station's is 20 s). The others keep long deadlines,
     /// which cost them nothing and spare an answer they expect a timeout of its own when ThreadSanitizer and the
     /// whole suite slow everything down.
-    static let deadline: Duration = .milliseconds(400)
+    static let deadline: Duration = .milliseconds(300)
     static let bikes =
         #"[{"id":"b7","beaconMinor":7,"missing":true,"deviceToken":"fcm:OWNER-SECRET"},{"id":"b8","beaconMinor":8,"missing":false}]"#
 
@@ -27,7 +28,7 @@ import Testing
     /// to a port nothing listens on until the connection deadline.)
     func withRefresher(
         _ server: RegistryServer, directory: TemporaryDirectory, base: String? = nil,
-        requestDeadline: Duration = .seconds(10), connectDeadline: Duration = .seconds(10),
+        requestDeadline: Duration = .seconds(30), connectDeadline: Duration = .seconds(30),
         _ body: (Rig) async throws -> Void
     ) async throws {
         var configuration = httpConfiguration(server)
@@ -90,8 +91,8 @@ import Testing
     }
 
     /// An answer that does not come, and one whose headers come at once and whose body then comes a byte every
-    /// 50 ms (each read quick, the whole answer never): each request ends at its deadline with an error, and the set
-    /// in use stays.
+    /// 50 ms (each read quick, the whole answer not for 50 s): each request ends at its deadline (300 ms) with an
+    /// error, and the set in use stays.
     @Test func aSlowOrTrickledAnswerEndsAtTheRequestsDeadline() async throws {
         let server = RegistryServer()
         try await server.start()
@@ -104,14 +105,15 @@ import Testing
         server.setBikes(#"[{"id":"b9","beaconMinor":9,"missing":true}]"#)
         try await withRefresher(server, directory: directory, requestDeadline: Self.deadline) { rig in
             #expect(rig.refresher.loadCache())
-            server.inject([.slow(.seconds(10)), .trickle(every: .milliseconds(50), bytes: 1_000)])
-            for expected in ["timed out", "timed out: no whole answer within 400 ms"] {
+            // Neither ends before the test does: only the deadline can end them.
+            server.inject([.unanswered, .trickle(every: .milliseconds(50), bytes: 1_000)])
+            for _ in 0..<2 {
                 let started = ContinuousClock.now
                 #expect(await rig.refresher.refreshOnce() == false)
                 let took = ContinuousClock.now - started
-                #expect(took >= Self.deadline * 0.9 && took < .seconds(5), "the refresh took \(took)")
+                #expect(took >= Self.deadline * 0.9, "the refresh took \(took)")
                 let error = rig.refresher.status.lastError ?? ""
-                #expect(error.contains(expected), "\(error)")
+                #expect(error.contains("timed out"), "\(error)")
                 #expect(rig.mailbox.latest.contains(region: 0, major: 1, minor: 7))
             }
         }
@@ -132,13 +134,14 @@ import Testing
             let started = ContinuousClock.now
             #expect(await rig.refresher.firstRefresh(patience: .milliseconds(200)) == false)
             let waited = ContinuousClock.now - started
-            #expect(waited >= .milliseconds(200) && waited < .seconds(2), "waited \(waited)")
+            // (The request is held until released below: returning at all is returning at the patience.)
+            #expect(waited >= .milliseconds(200), "waited \(waited)")
             #expect(rig.mailbox.latest.count == 0)
             let loop = Task { await rig.refresher.run() }
             defer { loop.cancel() }
             server.release()
             #expect(
-                await eventually(within: 5) { rig.mailbox.latest.contains(region: 0, major: 1, minor: 7) },
+                await eventually(within: 60) { rig.mailbox.latest.contains(region: 0, major: 1, minor: 7) },
                 "the first request's list never arrived")
             #expect(
                 server.requests.filter { $0.path == "/bikes" }.count == 1,
@@ -217,10 +220,10 @@ import Testing
         defer { directory.remove() }
         try await withRefresher(server, directory: directory) { rig in
             let task = Task { await rig.refresher.run() }  // 5 minutes between refreshes
-            #expect(await eventually { server.requestCount == 1 })
+            #expect(await eventually(within: 60) { server.requestCount == 1 })
             server.setBikes(#"[{"id":"b9","beaconMinor":9,"missing":true}]"#)
             rig.refresher.refreshNow()
-            #expect(await eventually(within: 5) { rig.mailbox.latest.contains(region: 0, major: 1, minor: 9) })
+            #expect(await eventually(within: 60) { rig.mailbox.latest.contains(region: 0, major: 1, minor: 9) })
             let next = try #require(rig.refresher.status.nextRefresh)
             let delay = Double(next - milliseconds()) / 1000
             #expect(delay > 230 && delay < 361, "5 minutes ± 20 %: \(delay) s")
@@ -269,7 +272,7 @@ import Testing
         // No network, no cache: nothing to go on, and status says so.
         let empty = try TemporaryDirectory()
         defer { empty.remove() }
-        try await withRefresher(server, directory: empty, base: deadBase, connectDeadline: .milliseconds(100)) { rig in
+        try await withRefresher(server, directory: empty, base: deadBase, connectDeadline: .milliseconds(50)) { rig in
             #expect(rig.refresher.loadCache() == false)
             #expect(await rig.refresher.refreshOnce() == false)
             #expect(rig.refresher.status.source == .none && rig.refresher.status.lastError != nil)
@@ -277,7 +280,7 @@ import Testing
         }
 
         // No network, a stale cache: the cached set is used, its age known.
-        try await withRefresher(server, directory: directory, base: deadBase, connectDeadline: .milliseconds(100)) {
+        try await withRefresher(server, directory: directory, base: deadBase, connectDeadline: .milliseconds(50)) {
             rig in
             #expect(rig.refresher.loadCache())
             #expect(await rig.refresher.refreshOnce() == false)

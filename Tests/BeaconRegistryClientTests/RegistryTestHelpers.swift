@@ -46,7 +46,7 @@ func logText(_ handler: InMemoryLogHandler) -> String {
 }
 
 /// Polls `condition` every 20 ms for up to `seconds`.
-func eventually(within seconds: Double = 20, _ condition: () throws -> Bool) async rethrows -> Bool {
+func eventually(within seconds: Double = 60, _ condition: () throws -> Bool) async rethrows -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while Date() < deadline {
         if try condition() { return true }

@@ -41,7 +41,7 @@ try outbox.enqueue(
     sightings.map { SightingPayload.outboxItem($0, stationID: "crash-test", latitude: 1, longitude: 2) }, now: now())
 let client = HTTPRegistry.makeHTTPClient(configuration)
 let poster = SightingPoster(
-    outbox: outbox, registry: HTTPRegistry(configuration: configuration, client: client), clock: ContinuousClock(),
+    outbox: outbox, sink: HTTPRegistry(configuration: configuration, client: client), clock: ContinuousClock(),
     backoff: Backoff(base: .milliseconds(10), cap: .milliseconds(100)), logger: Logger(label: "crash-child"),
     wallClock: now)
 let task = Task { await poster.run(idlePoll: .milliseconds(50)) }

@@ -20,6 +20,8 @@ public final class RegistryServer: Sendable {
         /// A 200 whose headers come at once and whose body then comes one byte per `every`, for `bytes` bytes:
         /// a proxy or registry that keeps every read's timeout happy and never finishes.
         case trickle(every: Duration, bytes: Int)
+        /// No answer at all until `release()` or `stop()`: only the client's deadline ends the request.
+        case unanswered
     }
 
     public struct Received: Sendable, Equatable {
@@ -156,8 +158,9 @@ public final class RegistryServer: Sendable {
         }
         await withCheckedContinuation { request in
             let waits = state.withLock { state in
-                if state.holding { state.held.append(request) }
-                return state.holding
+                let waits = state.holding || fault == .unanswered
+                if waits { state.held.append(request) }
+                return waits
             }
             if !waits { request.resume() }
         }
@@ -180,6 +183,8 @@ public final class RegistryServer: Sendable {
         case .slow(let delay):
             try? await Task.sleep(for: delay)
             return Response(status: .serviceUnavailable)
+        case .unanswered:
+            return Response(status: .serviceUnavailable)  // released: the client gave up long ago
         case .dropConnection:
             return Response(
                 status: .ok, headers: [.contentType: "application/json"],
