@@ -116,7 +116,7 @@ let package = Package(
             name: "BeaconDaemon",
             dependencies: [
                 "BeaconEngine", "BeaconWire", "BeaconRegistryClient", "BeaconOutbox", "BeaconCapture", "BeaconPOSIX",
-                "DaemonSupport", "CSystemShims",
+                "DaemonSupport", "CSystemShims", "BeaconMQTT",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -233,7 +233,7 @@ let package = Package(
         .testTarget(
             name: "BeaconCLITests",
             dependencies: [
-                "BeaconCLI", "BeaconDaemon", "BeaconWire", "BeaconTestSupport", "RegistryTestServer",
+                "BeaconCLI", "BeaconDaemon", "BeaconWire", "BeaconTestSupport", "RegistryTestServer", "BeaconMQTT",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         // The crash test's child: queues and posts sightings until killed (see OutboxCrashTests).

@@ -87,9 +87,12 @@ public struct Daemon: Sendable {
         var capture: any CaptureSource
         var clients: HTTPClients
         var outbox: Outbox
+        var mqtt: MQTTStation?
 
-        /// Once every service has stopped: the HTTP client, then the outbox (checkpointed into one file).
+        /// Once every service has stopped: MQTT (saying offline), the HTTP client, then the outbox (checkpointed into
+        /// one file).
         func close(logger: Logger) async {
+            await mqtt?.stop()
             await clients.shutdown()
             do {
                 try outbox.close()
@@ -140,12 +143,34 @@ public struct Daemon: Sendable {
             outbox: outbox, sink: registry, clock: ContinuousClock(), logger: logger, wallClock: wallClock,
             systemClocks: clocks,
             clockWait: .seconds(configuration.clockSyncWait))
+        // MQTT, when configured: a line of the outbox and a poster of its own, so neither sink holds the other up.
+        let mqtt: MQTTStation?
+        let mqttPoster: SightingPoster<ContinuousClock>?
+        if let address = configuration.mqtt {
+            let connected = PosterLink()
+            let station = try MQTTStation(
+                configuration, address: address, environment: environment, logger: logger,
+                // Off libmosquitto's thread first: the poster's state is for Swift's own threads.
+                onConnected: { Task { connected.resume() } })
+            let posterForMQTT = SightingPoster(
+                outbox: outbox, sink: station.sink, clock: ContinuousClock(), logger: logger, wallClock: wallClock,
+                systemClocks: clocks, clockWait: .seconds(configuration.clockSyncWait))
+            connected.set(posterForMQTT)
+            try station.start()
+            (mqtt, mqttPoster) = (station, posterForMQTT)
+        } else {
+            (mqtt, mqttPoster) = (nil, nil)
+        }
 
         let ring = AdvertRing(capacity: ringCapacity)
         let engine = EngineService(
             configuration: configuration.engineConfiguration,
             location: (configuration.latitude, configuration.longitude), ring: ring,
-            capture: capture, mailbox: mailbox, outbox: outbox, nudgePoster: { poster.nudge() },
+            capture: capture, mailbox: mailbox, outbox: outbox,
+            nudgePoster: {
+                poster.nudge()
+                mqttPoster?.nudge()
+            },
             exitWhenDrained: exitWhenDrained,
             onSighting: onSighting, logger: logger, clocks: clocks)
         let collector = StatusCollector(
@@ -168,6 +193,7 @@ public struct Daemon: Sendable {
                     Result { () throws(OutboxError) -> Int in
                         let count = try outbox.requeueDeadLetters()
                         poster.resume()
+                        mqttPoster?.resume()
                         return count
                     }
                 }, logger: logger)
@@ -178,8 +204,14 @@ public struct Daemon: Sendable {
         let notifier = SystemdNotifier(environment: environment)
         let reload = reloader(
             registry: registry, clients: clients, refresher: refresher, poster: poster, logger: logger)
-        let services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(service: StoppableService("poster", stop: { poster.stop() }) { await poster.run() }),
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: StoppableService("poster", stop: { poster.stop() }) { await poster.run() })
+        ]
+        if let mqttPoster {
+            services.append(
+                .init(service: StoppableService("mqtt poster", stop: { mqttPoster.stop() }) { await mqttPoster.run() }))
+        }
+        services += [
             .init(service: TaskService("refresher") { await refresher.run() }),
             .init(
                 service: engine, successTerminationBehavior: .gracefullyShutdownGroup,
@@ -203,15 +235,17 @@ public struct Daemon: Sendable {
                 "registry": "\(registry.displayName)",
                 "state.directory": "\(state)", "control.socket": "\(socketPath)",
             ])
-        return Parts(services: services, capture: capture, clients: clients, outbox: outbox)
+        return Parts(services: services, capture: capture, clients: clients, outbox: outbox, mqtt: mqtt)
     }
 
     /// The outbox; a damaged one is moved aside (its sightings kept there for whoever looks) and a new one
     /// started, since a daemon that refuses to start detects nothing. Any other failure ends the start.
     private func openOutbox(path: String, logger: Logger) throws -> Outbox {
         let capacity = configuration.outboxCapacity
+        // Every sighting goes to the registry, and to the broker when MQTT is configured.
+        let sinks = [Outbox.registry] + (configuration.mqtt == nil ? [] : ["mqtt"])
         do {
-            return try Outbox(path: path, capacity: capacity)
+            return try Outbox(path: path, capacity: capacity, sinks: sinks)
         } catch  where error.code == .damaged {
             let movedTo: String
             do {
@@ -224,7 +258,7 @@ public struct Daemon: Sendable {
                 "outbox damaged; moved aside, starting with an empty one (its undelivered sightings are in the moved file)",
                 metadata: ["error": "\(error)", "outbox.movedTo": "\(movedTo)"])
             do {
-                return try Outbox(path: path, capacity: capacity)
+                return try Outbox(path: path, capacity: capacity, sinks: sinks)
             } catch {
                 throw StartError(description: "\(error)", exitCode: 73)
             }
@@ -329,4 +363,14 @@ final class HTTPClients: Sendable {
         guard let client = made.withLock({ $0 }) else { return }
         try? await client.shutdown()
     }
+}
+
+/// The MQTT poster, for the client's connection callback, which is made before the poster it resumes.
+final class PosterLink: Sendable {
+    private let poster = Mutex<SightingPoster<ContinuousClock>?>(nil)
+
+    func set(_ poster: SightingPoster<ContinuousClock>) { self.poster.withLock { $0 = poster } }
+
+    /// The broker is (back) there: the held line goes on at once.
+    func resume() { poster.withLock { $0 }?.resume() }
 }

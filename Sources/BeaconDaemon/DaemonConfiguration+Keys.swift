@@ -1,5 +1,6 @@
 import BeaconCapture
 import BeaconEngine
+import BeaconMQTT
 import BeaconRegistryClient
 import BeaconWire
 
@@ -94,6 +95,35 @@ extension DaemonConfiguration {
             "capture-gather-ms", 0...200, "ms",
             "Milliseconds adverts gather after the first wakes the capture thread, before all are read at once (0: each as it comes).",
             \.captureGatherMilliseconds),
+        .value(
+            "mqtt", "url",
+            "MQTT broker sightings also go to: mqtt://host[:port] or mqtts://host[:port] (default: none).",
+            \.mqtt, show: { $0?.description ?? "" }
+        ) {
+            guard let address = MQTTAddress($0) else {
+                return .failure(.init("expected mqtt://host[:port] or mqtts://host[:port], got \"\($0)\""))
+            }
+            return .success(address)
+        },
+        .value(
+            "mqtt-username", "name", "MQTT username.", \.mqttUsername, show: { $0 ?? "" },
+            parse: { $0.isEmpty ? .failure(.init("expected a name")) : .success($0) }),
+        .value(
+            "mqtt-password-file", "path",
+            "File holding the MQTT password (or use the systemd credential mqtt-password).", \.mqttPasswordFile,
+            show: { $0 ?? "" }, parse: { absolutePath($0).map(Optional.some) }),
+        .value(
+            "mqtt-ca-file", "path", "Certificate authority an mqtts:// broker's certificate is checked against.",
+            \.mqttCAFile, show: { $0 ?? "" }, parse: { absolutePath($0).map(Optional.some) }),
+        .value(
+            "mqtt-topic-prefix", "topic", "Topic prefix for the station's MQTT topics (default beacond/STATION-ID).",
+            \.mqttTopicPrefix, show: { $0 ?? "" }
+        ) {
+            guard !$0.isEmpty, !$0.hasSuffix("/"), !$0.contains(where: { "+#\0".contains($0) }) else {
+                return .failure(.init("expected a topic without +, # or a trailing /, got \"\($0)\""))
+            }
+            return .success($0)
+        },
     ]
 
     /// The keys the file and the flags know, for "unknown key" errors.

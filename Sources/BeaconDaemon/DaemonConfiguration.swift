@@ -1,5 +1,6 @@
 public import BeaconCapture
 public import BeaconEngine
+public import BeaconMQTT
 public import BeaconRegistryClient
 public import BeaconWire
 public import Logging
@@ -37,6 +38,18 @@ public struct DaemonConfiguration: Sendable {
     public var clockSyncWait = 600
     /// Milliseconds adverts gather after the first wakes the capture thread, before it reads them all (0: at once).
     public var captureGatherMilliseconds = 50
+    /// The MQTT broker sightings also go to (`mqtt://host[:port]`, `mqtts://…`); nil: no MQTT.
+    public var mqtt: MQTTAddress?
+    public var mqttUsername: String?
+    /// The broker password's file; nil: the systemd credential `mqtt-password`, if there is one.
+    public var mqttPasswordFile: String?
+    /// The authority that signed an mqtts:// broker's certificate; nil: the system's store.
+    public var mqttCAFile: String?
+    /// nil: `beacond/<station-id>`.
+    public var mqttTopicPrefix: String?
+
+    /// Where the station's topics live: `<prefix>/sighting`, `<prefix>/status`.
+    public var mqttPrefix: String { mqttTopicPrefix ?? "beacond/\(stationID)" }
 
     /// systemd's directories, when the service runs under it, are the defaults for state and the socket.
     public init(environment: [String: String] = [:]) {

@@ -1,6 +1,5 @@
 internal import CMosquitto
 internal import CMosquittoLoad
-import Synchronization
 
 /// A connection to an MQTT broker through libmosquitto, loaded on first use (CMosquittoLoad): messages published at
 /// QoS 1 and awaited until the broker acknowledges them (PUBACK), subscriptions kept across reconnects, a last will.
@@ -22,8 +21,9 @@ public final class MQTTClient: @unchecked Sendable {
     /// `mosquitto` is libmosquitto's handle; `self` is its callbacks' context, valid until `deinit` has stopped the
     /// network thread.
     private let mosquitto: OpaquePointer
-    private let state = Mutex(State())
+    private let state = ThreadSharedState(State())
     private let onMessage: @Sendable (MQTTMessage) -> Void
+    private let onConnected: @Sendable (MQTTClient) -> Void
 
     struct State {
         var connection = Connection.connecting
@@ -40,10 +40,11 @@ public final class MQTTClient: @unchecked Sendable {
     private let keepAlive: Int32
 
     /// Loads libmosquitto and sets up a client for `settings`; `start()` connects. `onMessage` gets what arrives on
-    /// the subscriptions, on libmosquitto's thread.
-    public init(_ settings: MQTTSettings, onMessage: @escaping @Sendable (MQTTMessage) -> Void = { _ in })
-        throws(MQTTError)
-    {
+    /// the subscriptions, and `onConnected` is called after each (re)connection, both on libmosquitto's thread.
+    public init(
+        _ settings: MQTTSettings, onMessage: @escaping @Sendable (MQTTMessage) -> Void = { _ in },
+        onConnected: @escaping @Sendable (MQTTClient) -> Void = { _ in }
+    ) throws(MQTTError) {
         if let why = beacond_mosquitto_load() { throw MQTTError(String(cString: why)) }
         _ = Self.initialised
         // A clean session: what the station publishes is in its outbox until acknowledged, so the broker need keep
@@ -62,6 +63,7 @@ public final class MQTTClient: @unchecked Sendable {
         port = Int32(clamping: settings.port)
         keepAlive = settings.keepAlive
         self.onMessage = onMessage
+        self.onConnected = onConnected
         mosquitto_user_data_set(handle, Unmanaged.passUnretained(self).toOpaque())
     }
 
@@ -111,10 +113,10 @@ public final class MQTTClient: @unchecked Sendable {
         let code = mosquitto_connect_async(mosquitto, host, port, keepAlive)
         switch code {
         case MOSQ_ERR_SUCCESS.rawValue: break
-        // The broker cannot be reached yet (refused, no route, name not resolved): the network thread tries again.
-        case MOSQ_ERR_ERRNO.rawValue, MOSQ_ERR_EAI.rawValue:
-            state.withLock { $0.connection = .lost(Self.describe(code)) }
-        default: throw MQTTError("cannot connect to \(host):\(port): \(Self.describe(code))")
+        case MOSQ_ERR_INVAL.rawValue: throw MQTTError("cannot connect to \(host):\(port): \(Self.describe(code))")
+        // The broker cannot be reached yet (refused, no route, name not resolved, a TLS handshake that failed): the
+        // network thread tries again, and the daemon runs on meanwhile.
+        default: state.withLock { $0.connection = .lost(Self.describe(code)) }
         }
         try Self.check(mosquitto_loop_start(mosquitto), "start the MQTT network thread")
     }
@@ -165,6 +167,17 @@ public final class MQTTClient: @unchecked Sendable {
         }
     }
 
+    /// Queues a message at QoS 1 without waiting for its acknowledgement (from a callback, which must not wait):
+    /// libmosquitto sends it, and again after a reconnection until the broker has it.
+    public func send(_ message: MQTTMessage) throws(MQTTError) {
+        let code = message.payload.withUnsafeBytes {
+            mosquitto_publish(mosquitto, nil, message.topic, Int32($0.count), $0.baseAddress, 1, message.retain)
+        }
+        guard code == MOSQ_ERR_SUCCESS.rawValue else {
+            throw MQTTError("cannot publish on \(message.topic): \(Self.describe(code))")
+        }
+    }
+
     private func acknowledgement(of mid: Int32, within timeout: Duration) async throws {
         let timer = Task {
             guard (try? await Task.sleep(for: timeout)) != nil else { return }  // cancelled: acknowledged in time
@@ -198,6 +211,7 @@ public final class MQTTClient: @unchecked Sendable {
             return state.subscriptions
         }
         for pattern in subscriptions { _ = mosquitto_subscribe(mosquitto, nil, pattern, 1) }
+        onConnected(self)
     }
 
     private func disconnected(_ code: Int32) {

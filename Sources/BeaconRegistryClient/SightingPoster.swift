@@ -28,6 +28,9 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
         var waitingForClock = false
         /// `stop()` was called: no new post starts.
         var stopping = false
+        /// How many resumes have come: a hold's wait ends on one that came after its post began, even while the post
+        /// was under way (the broker came back as the poster heard it was away).
+        var resumes = 0
     }
 
     /// Reads the system's clocks, for sightings queued before the clock was synchronised (`SightingClock`);
@@ -69,7 +72,10 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
 
     /// The registry's configuration changed (SIGHUP): held sightings are tried again at once.
     public func resume() {
-        state.withLock { $0.policy.resume() }
+        state.withLock {
+            $0.policy.resume()
+            $0.resumes += 1
+        }
         doorbell.ring()
     }
 
@@ -102,6 +108,7 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
                 guard let body = await settle(entry, pending) else { continue }
                 entry.body = body
             }
+            let resumesBefore = state.withLock { $0.resumes }
             let outcome = await destination.post(body: entry.body, sightingID: entry.sightingID)
             let (step, next) = state.withLock { state in
                 // The generator is stateless; one per draw keeps an async function's local out of the lock's
@@ -125,7 +132,7 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
             log(outcome, step, entry)
             switch step.wake {
             case .stop: await sleepUnlessStopped(step.wait)
-            case .resumeOrStop: await waitWhileHeld(step.wait)
+            case .resumeOrStop: await waitWhileHeld(step.wait, resumesBefore: resumesBefore)
             }
         }
     }
@@ -140,13 +147,17 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
             logger.warning(
                 "sighting not delivered; will retry",
                 metadata: ["sighting.id": "\(entry.sightingID)", "error": "\(reason)", "retry.in": "\(step.wait)"])
-        case .held(let status, let reason):
+        case .held(let status, let reason) where sink == Outbox.registry:
             logger.error(
                 "sightings held: the registry cannot take any until the station's configuration changes",
                 metadata: ["registry.status": "\(status)", "error": "\(reason)", "retry.in": "\(step.wait)"])
+        case .held(_, let reason):
+            logger.warning(
+                "sightings held: the \(sink) sink cannot take any until it is back",
+                metadata: ["sink": "\(sink)", "error": "\(reason)", "retry.in": "\(step.wait)"])
         case .rejected(let status, _):
             logger.error(
-                "registry refused a sighting; moved to dead letters",
+                "\(sink) refused a sighting; moved to dead letters",
                 metadata: ["sighting.id": "\(entry.sightingID)", "registry.status": "\(status)"])
         }
     }
@@ -197,13 +208,13 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
         }
     }
 
-    /// Waits out a hold: until `delay` has passed or `resume()` says the configuration changed (new sightings
-    /// ring the same doorbell; they do not end the wait).
-    private func waitWhileHeld(_ delay: Duration) async {
+    /// Waits out a hold: until `delay` has passed or a `resume()` since the post began says the configuration
+    /// changed or the sink is back (new sightings ring the same doorbell; they do not end the wait).
+    private func waitWhileHeld(_ delay: Duration, resumesBefore: Int) async {
         let deadline = clock.now.advanced(by: delay)
         while !Task.isCancelled, !stopping, clock.now < deadline {
+            if state.withLock({ $0.resumes != resumesBefore }) { return }
             await doorbell.wait(timeout: clock.now.duration(to: deadline), clock: clock)
-            if state.withLock({ $0.policy.resumeRequested }) { return }
         }
     }
 

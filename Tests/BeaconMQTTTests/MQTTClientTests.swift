@@ -1,18 +1,19 @@
 import BeaconMQTT
 import BeaconTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 /// The MQTT client against a real Mosquitto broker on loopback (`MosquittoBroker`): QoS 1 to the broker's
 /// acknowledgement, subscriptions and retained messages, a refused password, TLS that verifies the broker, a broker
 /// that goes away and comes back.
 @Suite(.timeLimit(.minutes(1))) struct MQTTClientTests {
-    /// What a subscriber has received, in order.
-    final class Inbox: Sendable {
-        private let messages = Mutex<[MQTTMessage]>([])
-        func add(_ message: MQTTMessage) { messages.withLock { $0.append(message) } }
-        var all: [MQTTMessage] { messages.withLock { $0 } }
+    /// What a subscriber has received, in order. Behind an NSLock (a pthread mutex), which ThreadSanitizer follows
+    /// across libmosquitto's thread; see BeaconMQTT's ThreadSharedState.
+    final class Inbox: @unchecked Sendable {
+        private let lock = NSLock()
+        private var messages: [MQTTMessage] = []
+        func add(_ message: MQTTMessage) { lock.withLock { messages.append(message) } }
+        var all: [MQTTMessage] { lock.withLock { messages } }
     }
 
     func settings(
