@@ -206,7 +206,7 @@ let package = Package(
             name: "BeaconDaemonTests",
             dependencies: [
                 "BeaconDaemon", "DaemonSupport", "BeaconCapture", "BeaconEngine", "BeaconRegistryClient",
-                "BeaconOutbox", "BeaconWire", "BeaconTestSupport",
+                "BeaconOutbox", "BeaconWire", "BeaconTestSupport", "BeaconMQTT",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(name: "BeaconEngineTests", dependencies: ["BeaconEngine", "BeaconWire", "BeaconTestSupport"]),

@@ -207,9 +207,18 @@ public struct Daemon: Sendable {
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: StoppableService("poster", stop: { poster.stop() }) { await poster.run() })
         ]
-        if let mqttPoster {
+        if let mqttPoster, let mqtt {
             services.append(
                 .init(service: StoppableService("mqtt poster", stop: { mqttPoster.stop() }) { await mqttPoster.run() }))
+            // Home Assistant's health and sensors: often enough for a dashboard, rarely enough for a Pi.
+            services.append(
+                .init(
+                    service: TaskService("mqtt state") {
+                        while !Task.isCancelled {
+                            mqtt.publish(collector.report())
+                            try? await Task.sleep(for: .seconds(30))
+                        }
+                    }))
         }
         services += [
             .init(service: TaskService("refresher") { await refresher.run() }),

@@ -5,10 +5,14 @@ import BeaconRegistryClient
 /// JSON the registry receives, and delivered when the broker acknowledges it. While the broker is away (or refuses
 /// the station) the line is held, and the next connection resumes it at once (`MQTTStation`), rather than waiting
 /// out a backoff grown through the outage.
+///
+/// An enter or an exit also fires Home Assistant's "missing bike seen" event (`HomeAssistantDiscovery`), once the
+/// sighting itself is the broker's.
 struct MQTTSink: SightingSink {
     let client: MQTTClient
     let topic: String
     let displayName: String
+    let discovery: HomeAssistantDiscovery
     var sinkName: String { "mqtt" }
 
     func post(body: String, sightingID: String) async -> PostOutcome {
@@ -22,6 +26,7 @@ struct MQTTSink: SightingSink {
         }
         do {
             try await client.publish(MQTTMessage(topic: topic, text: body), within: .seconds(20))
+            if let event = discovery.event(forSighting: body) { try? client.send(event) }
             return .delivered
         } catch {
             return .retry(reason: "MQTT broker \(displayName): \(error)", retryAfter: nil)

@@ -1,17 +1,22 @@
 import BeaconMQTT
 import BeaconPOSIX
 import BeaconRegistryClient
+import DaemonSupport
 import Foundation
 import Logging
 
 /// The station's MQTT side, when `mqtt` is configured: the client (libmosquitto, loaded only then), the sink its
-/// poster delivers to, and availability: `<prefix>/status` is `online` (retained) after every connection, `offline`
-/// (retained) when the daemon stops, and `offline` as the last will, which the broker publishes when the connection
-/// ends any other way.
+/// poster delivers to, availability, and Home Assistant's discovery. After every connection, and whenever Home
+/// Assistant says it is back (`homeassistant/status` = `online`: brokers and Home Assistant restart, and a station
+/// announced only at boot would vanish), the station sends its discovery configs, `online` on `<prefix>/status`
+/// and its last health and sensor values, all retained. `offline` (retained) when the daemon stops, and as the last
+/// will, which the broker publishes when the connection ends any other way.
 final class MQTTStation: Sendable {
     let client: MQTTClient
     let sink: MQTTSink
     let statusTopic: String
+    let discovery: HomeAssistantDiscovery
+    private let announcer: Announcer
     private let logger: Logger
 
     /// `onConnected` is told of each (re)connection, to resume the poster's held line at once.
@@ -20,27 +25,63 @@ final class MQTTStation: Sendable {
         onConnected: @escaping @Sendable () -> Void
     ) throws(Daemon.StartError) {
         let prefix = configuration.mqttPrefix
-        statusTopic = prefix + "/status"
+        let discovery = HomeAssistantDiscovery(
+            stationID: configuration.stationID, prefix: prefix, version: ReleaseVersion.current)
+        self.discovery = discovery
+        statusTopic = discovery.availabilityTopic
         self.logger = logger
         let password = try Self.password(configuration, environment: environment)
         let settings = MQTTSettings(
             host: address.host, port: address.port, tls: address.tls, caFile: configuration.mqttCAFile,
             username: configuration.mqttUsername, password: password,
             clientID: "beacond-\(configuration.stationID)",
-            will: MQTTMessage(topic: statusTopic, text: "offline", retain: true))
-        let statusTopic = self.statusTopic
+            will: MQTTMessage(topic: discovery.availabilityTopic, text: "offline", retain: true))
+        let announcer = Announcer(discovery)
+        self.announcer = announcer
         do {
             client = try MQTTClient(
                 settings,
-                onConnected: { client in
-                    // On libmosquitto's thread, which must not wait: queued, and sent before anything published later.
-                    try? client.send(MQTTMessage(topic: statusTopic, text: "online", retain: true))
+                onMessage: { message in
+                    if message.topic == HomeAssistantDiscovery.birthTopic && message.text == "online" {
+                        announcer.announce()
+                    }
+                },
+                onConnected: { _ in
+                    announcer.announce()
                     onConnected()
+                },
+                onChange: { connection in
+                    // One line per change, not one per attempt: a wrong password is said once, not every minute.
+                    let broker: Logger.Metadata = ["mqtt.broker": "\(address)"]
+                    switch connection {
+                    case .connected: logger.notice("MQTT connected", metadata: broker)
+                    case .refused(let reason):
+                        logger.error(
+                            "the MQTT broker refuses the station: \(reason) (check mqtt-username and mqtt-password-file); sightings for it wait in the outbox",
+                            metadata: broker)
+                    case .lost(let reason):
+                        logger.warning(
+                            "MQTT broker unreachable: \(reason); sightings for it wait in the outbox, retrying",
+                            metadata: broker)
+                    case .connecting: break
+                    }
                 })
         } catch {
             throw Daemon.StartError(description: "cannot set up MQTT: \(error)", exitCode: 78)
         }
-        sink = MQTTSink(client: client, topic: prefix + "/sighting", displayName: address.description)
+        announcer.client = client
+        client.subscribe(HomeAssistantDiscovery.birthTopic)
+        sink = MQTTSink(
+            client: client, topic: prefix + "/sighting", displayName: address.description, discovery: discovery)
+    }
+
+    /// The daemon's health and sensor values, for Home Assistant (sent now if connected, and again after each
+    /// announcement).
+    func publish(_ report: StatusReport) {
+        let messages = discovery.state(report)
+        announcer.remember(messages)
+        guard client.connection == .connected else { return }
+        for message in messages { try? client.send(message) }
     }
 
     /// Connects in the background; the daemon runs on while the broker is away.
@@ -93,5 +134,32 @@ final class MQTTStation: Sendable {
             throw Daemon.StartError(description: "MQTT password file \(path): empty", exitCode: 78)
         }
         return line
+    }
+}
+
+/// What the station says after each connection and each birth of Home Assistant, called on libmosquitto's thread
+/// (which must not wait: everything is queued with `send`). Behind an NSLock, a pthread mutex, which
+/// ThreadSanitizer follows across that thread (see BeaconMQTT's ThreadSharedState).
+private final class Announcer: @unchecked Sendable {
+    private let lock = NSLock()
+    private let discovery: HomeAssistantDiscovery
+    private var lastState: [MQTTMessage] = []
+    private var _client: MQTTClient?
+
+    init(_ discovery: HomeAssistantDiscovery) { self.discovery = discovery }
+
+    var client: MQTTClient? {
+        get { lock.withLock { _client } }
+        set { lock.withLock { _client = newValue } }
+    }
+
+    func remember(_ state: [MQTTMessage]) { lock.withLock { lastState = state } }
+
+    func announce() {
+        let (client, state) = lock.withLock { (_client, lastState) }
+        guard let client else { return }
+        for message in discovery.configs { try? client.send(message) }
+        try? client.send(MQTTMessage(topic: discovery.availabilityTopic, text: "online", retain: true))
+        for message in state { try? client.send(message) }
     }
 }

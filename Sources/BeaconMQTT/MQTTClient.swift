@@ -24,6 +24,7 @@ public final class MQTTClient: @unchecked Sendable {
     private let state = ThreadSharedState(State())
     private let onMessage: @Sendable (MQTTMessage) -> Void
     private let onConnected: @Sendable (MQTTClient) -> Void
+    private let onChange: @Sendable (Connection) -> Void
 
     struct State {
         var connection = Connection.connecting
@@ -40,10 +41,12 @@ public final class MQTTClient: @unchecked Sendable {
     private let keepAlive: Int32
 
     /// Loads libmosquitto and sets up a client for `settings`; `start()` connects. `onMessage` gets what arrives on
-    /// the subscriptions, and `onConnected` is called after each (re)connection, both on libmosquitto's thread.
+    /// the subscriptions, `onConnected` is called after each (re)connection, and `onChange` with each new state of the
+    /// connection (not again for each attempt that ends the same way), all on libmosquitto's thread.
     public init(
         _ settings: MQTTSettings, onMessage: @escaping @Sendable (MQTTMessage) -> Void = { _ in },
-        onConnected: @escaping @Sendable (MQTTClient) -> Void = { _ in }
+        onConnected: @escaping @Sendable (MQTTClient) -> Void = { _ in },
+        onChange: @escaping @Sendable (Connection) -> Void = { _ in }
     ) throws(MQTTError) {
         if let why = beacond_mosquitto_load() { throw MQTTError(String(cString: why)) }
         _ = Self.initialised
@@ -64,6 +67,7 @@ public final class MQTTClient: @unchecked Sendable {
         keepAlive = settings.keepAlive
         self.onMessage = onMessage
         self.onConnected = onConnected
+        self.onChange = onChange
         mosquitto_user_data_set(handle, Unmanaged.passUnretained(self).toOpaque())
     }
 
@@ -203,23 +207,28 @@ public final class MQTTClient: @unchecked Sendable {
 
     private func connected(_ code: Int32) {
         guard code == 0 else {
-            state.withLock { $0.connection = .refused(String(cString: mosquitto_connack_string(code))) }
+            change(to: .refused(String(cString: mosquitto_connack_string(code))))
             return
         }
-        let subscriptions = state.withLock { state in
-            state.connection = .connected
-            return state.subscriptions
-        }
+        change(to: .connected)
+        let subscriptions = state.withLock { $0.subscriptions }
         for pattern in subscriptions { _ = mosquitto_subscribe(mosquitto, nil, pattern, 1) }
         onConnected(self)
     }
 
     private func disconnected(_ code: Int32) {
-        state.withLock { state in
-            // A refusal stays the reason: the disconnection that follows it says less.
-            if case .refused = state.connection { return }
-            state.connection = code == 0 ? .lost("disconnected") : .lost(Self.describe(code))
+        // A refusal stays the reason: the disconnection that follows it says less.
+        if case .refused = connection { return }
+        change(to: code == 0 ? .lost("disconnected") : .lost(Self.describe(code)))
+    }
+
+    /// Sets the connection's state, and tells `onChange` when it is a new one.
+    private func change(to connection: Connection) {
+        let changed = state.withLock { state in
+            defer { state.connection = connection }
+            return state.connection != connection
         }
+        if changed { onChange(connection) }
     }
 
     private func acknowledged(_ mid: Int32) {

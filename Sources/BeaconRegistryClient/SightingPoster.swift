@@ -152,7 +152,8 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
                 "sightings held: the registry cannot take any until the station's configuration changes",
                 metadata: ["registry.status": "\(status)", "error": "\(reason)", "retry.in": "\(step.wait)"])
         case .held(_, let reason):
-            logger.warning(
+            // Its own client says why, once (a wrong password, the broker away): this is every attempt.
+            logger.debug(
                 "sightings held: the \(sink) sink cannot take any until it is back",
                 metadata: ["sink": "\(sink)", "error": "\(reason)", "retry.in": "\(step.wait)"])
         case .rejected(let status, _):

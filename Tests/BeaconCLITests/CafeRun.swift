@@ -62,4 +62,12 @@ struct CafeRun {
         ])
         return try run.jsonLines.map { $0["sightingId"] as! String }
     }
+
+    /// The same sightings' kinds and bikes, in that order.
+    static func expectedSightings() async throws -> [(kind: String, bike: String)] {
+        let run = try await BeacondRun([
+            "replay", "--missing", bikes, "--station-id", "e2e-station", "--format", "jsonl", capture,
+        ])
+        return try run.jsonLines.map { ($0["kind"] as! String, $0["bikeId"] as! String) }
+    }
 }

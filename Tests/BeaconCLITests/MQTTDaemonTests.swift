@@ -89,4 +89,105 @@ import Testing
         }
         #expect(!daemon.stderr.contains(MosquittoBroker.password))
     }
+
+    /// Home Assistant's side: the discovery configs are there (retained) while the daemon runs, sent again when Home
+    /// Assistant says it is back, an event fired for each enter and exit with its bike; health and sensor values
+    /// from the daemon's status; and after SIGTERM the retained status is offline.
+    @Test func homeAssistantFindsTheStationAgainAfterItsRestartAndGetsAnEventPerVisit() async throws {
+        let broker = try MosquittoBroker()
+        let cafe = try await CafeRun.start("beacond-ha")
+        defer { cafe.stop() }
+        let expected = try await CafeRun.expectedSightingIDs()
+        let passwordFile = cafe.directory.file("mqtt-password")
+        try "\(MosquittoBroker.password)\n".write(toFile: passwordFile, atomically: true, encoding: .utf8)
+        let inbox = Inbox()
+        let homeAssistant = try MQTTClient(
+            MQTTSettings(
+                host: "127.0.0.1", port: broker.port, username: MosquittoBroker.username,
+                password: MosquittoBroker.password, clientID: "home-assistant"),
+            onMessage: inbox.add)
+        homeAssistant.subscribe("homeassistant/#")
+        homeAssistant.subscribe("beacond/e2e-station/#")
+        try homeAssistant.start()
+        #expect(await until { homeAssistant.connection == .connected })
+
+        // Replayed at full speed and then kept running, as a station on a radio is.
+        let daemon = try cafe.launch(
+            [
+                "--mqtt", "mqtt://127.0.0.1:\(broker.port)", "--mqtt-username", MosquittoBroker.username,
+                "--mqtt-password-file", passwordFile,
+            ], name: "ha")
+        let configs = { inbox.all.filter { $0.topic.hasPrefix("homeassistant/") && $0.topic.hasSuffix("/config") } }
+        #expect(await until { configs().count == 7 }, "\(inbox.all.map(\.topic))\n\(daemon.stderr)")
+        let events = { inbox.all.filter { $0.topic == "beacond/e2e-station/event" } }
+        let visits = try await CafeRun.expectedSightings().filter { $0.kind != "update" }
+        #expect(await until(60) { events().count == visits.count }, "\(events().count) of \(visits.count)")
+        let fired = events().compactMap { FlatJSON.object($0.text) }
+        #expect(
+            fired.map { "\($0["event_type"] ?? "") \($0["bike_id"] ?? "")" } == visits.map { "\($0.kind) \($0.bike)" })
+
+        // Home Assistant restarts: its birth message brings every config again.
+        try await homeAssistant.publish(
+            MQTTMessage(topic: "homeassistant/status", text: "online"), within: .seconds(10))
+        #expect(await until { configs().count == 14 }, "\(configs().count) configs")
+        #expect(Set(configs().map(\.topic)).count == 7)
+        // Retained: a client that subscribes now (Home Assistant after a restart of its own) gets all seven at once.
+        let retained = Inbox()
+        let newcomer = try MQTTClient(
+            MQTTSettings(
+                host: "127.0.0.1", port: broker.port, username: MosquittoBroker.username,
+                password: MosquittoBroker.password, clientID: "newcomer"),
+            onMessage: retained.add)
+        newcomer.subscribe("homeassistant/+/beacond_e2e_station/+/config")
+        try newcomer.start()
+        #expect(await until { retained.all.count == 7 })
+        #expect(retained.all.allSatisfy { $0.retain })
+
+        // Health and the sensors, from the daemon's own status.
+        #expect(await until { inbox.all.contains { $0.topic == "beacond/e2e-station/state" } })
+        let state = try #require(
+            inbox.all.last { $0.topic == "beacond/e2e-station/state" }.flatMap { FlatJSON.object($0.text) })
+        let status = try #require(cafe.status())
+        #expect(state["missing_bikes"] == "\(status.missingSet.size)" && status.missingSet.size > 0, "\(state)")
+        #expect(state["outbox_depth"] != nil && state["adverts_per_second"] != nil, "\(state)")
+        #expect(
+            inbox.all.last { $0.topic == "beacond/e2e-station/health" }.flatMap { FlatJSON.object($0.text) }?["state"]
+                != nil)
+
+        #expect(await until(60) { Set(cafe.registry.sightings.keys) == Set(expected) }, "\(daemon.stderr)")
+        daemon.terminate()
+        #expect(await daemon.waitForExit(seconds: 30) == 0, "\(daemon.stderr)")
+        #expect(await until { inbox.all.last { $0.topic == "beacond/e2e-station/status" }?.text == "offline" })
+    }
+
+    /// A wrong password: one clear line in the log however often libmosquitto tries again, the registry served all
+    /// the same, the broker's line of the outbox holding every sighting with the reason in `status`, and a clean stop.
+    @Test func aWrongPasswordIsOneLogLineAndHoldsUpNothingButTheBroker() async throws {
+        let broker = try MosquittoBroker()
+        let cafe = try await CafeRun.start("beacond-mqtt-refused")
+        defer { cafe.stop() }
+        let expected = try await CafeRun.expectedSightingIDs()
+        let passwordFile = cafe.directory.file("mqtt-password")
+        try "not the password\n".write(toFile: passwordFile, atomically: true, encoding: .utf8)
+        let daemon = try cafe.launch(
+            [
+                "--mqtt", "mqtt://127.0.0.1:\(broker.port)", "--mqtt-username", MosquittoBroker.username,
+                "--mqtt-password-file", passwordFile,
+            ], name: "refused")
+        #expect(await until(60) { Set(cafe.registry.sightings.keys) == Set(expected) }, "\(daemon.stderr)")
+        // libmosquitto has tried again (1 s later) and been refused again.
+        #expect(await until { broker.log.components(separatedBy: "not authorised").count > 2 }, "\(broker.log)")
+        // Once the registry's answers are written down: its line empty, the broker's holding every sighting.
+        let report = try #require(
+            await cafe.waitForStatus(seconds: 30) {
+                $0.outbox.sinks?.first { $0.name == "registry" }?.depth == 0
+            })
+        let mqtt = try #require(report.outbox.sinks?.first { $0.name == "mqtt" })
+        #expect(mqtt.depth == expected.count && mqtt.lastError?.contains("not authorised") == true, "\(mqtt)")
+        #expect(
+            daemon.stderr.components(separatedBy: "the MQTT broker refuses the station").count == 2, "\(daemon.stderr)")
+        #expect(!daemon.stderr.contains("not the password"))
+        daemon.terminate()
+        #expect(await daemon.waitForExit(seconds: 30) == 0, "\(daemon.stderr)")
+    }
 }
