@@ -374,12 +374,14 @@ final class HTTPClients: Sendable {
     }
 }
 
-/// The MQTT poster, for the client's connection callback, which is made before the poster it resumes.
+/// The MQTT poster, for the client's connection callback, which is made before the poster it resumes. Held weakly:
+/// the poster holds the sink, which holds the client, which holds the callback that holds this.
 final class PosterLink: Sendable {
-    private let poster = Mutex<SightingPoster<ContinuousClock>?>(nil)
+    private struct Weak: @unchecked Sendable { weak var poster: SightingPoster<ContinuousClock>? }
+    private let poster = Mutex(Weak())
 
-    func set(_ poster: SightingPoster<ContinuousClock>) { self.poster.withLock { $0 = poster } }
+    func set(_ poster: SightingPoster<ContinuousClock>) { self.poster.withLock { $0.poster = poster } }
 
     /// The broker is (back) there: the held line goes on at once.
-    func resume() { poster.withLock { $0 }?.resume() }
+    func resume() { poster.withLock { $0.poster }?.resume() }
 }
