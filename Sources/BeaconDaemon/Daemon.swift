@@ -7,6 +7,7 @@ import BeaconRegistryClient
 import BeaconWire
 import DaemonSupport
 public import Logging
+import NIOCore
 import ServiceLifecycle
 import Synchronization
 import UnixSignals
@@ -115,7 +116,23 @@ public struct Daemon: Sendable {
         let outbox = try openOutbox(path: state + "/outbox.sqlite", logger: logger)
         let capture = try makeCapture(logger: logger)
 
+        // From here a failed start shuts the HTTP client down: async-http-client stops the process when one is
+        // dropped running.
         let clients = HTTPClients()
+        do {
+            return try await assemble(outbox: outbox, capture: capture, clients: clients, logger: logger)
+        } catch {
+            await clients.shutdown()
+            throw error
+        }
+    }
+
+    /// The services, once the outbox and the capture are open.
+    private func assemble(
+        outbox: Outbox, capture: any CaptureSource, clients: HTTPClients, logger: Logger
+    ) async throws -> Parts {
+        let configuration = self.configuration
+        let state = configuration.stateDirectory
         let registry = SwitchableRegistry(
             try Self.makeRegistry(configuration, environment: environment, clients: clients))
         let wallClock: @Sendable () -> Int64 = { SystemTime.wallMilliseconds() }
@@ -180,6 +197,14 @@ public struct Daemon: Sendable {
             poster: { poster.statistics },
             outbox: outbox, stationBeacon: configuration.stationBeacon, clocks: clocks)
 
+        let metrics: MetricsServer?
+        do {
+            metrics = try await serveMetrics(collector: collector, logger: logger)
+        } catch {
+            await mqtt?.stop()
+            throw error
+        }
+
         let socketPath = configuration.controlSocket
         let control: ControlServer
         do {
@@ -198,6 +223,7 @@ public struct Daemon: Sendable {
                     }
                 }, logger: logger)
         } catch {
+            await mqtt?.stop()
             throw StartError(description: "cannot open the control socket: \(error)", exitCode: 73)
         }
 
@@ -226,6 +252,9 @@ public struct Daemon: Sendable {
                 service: engine, successTerminationBehavior: .gracefullyShutdownGroup,
                 failureTerminationBehavior: .gracefullyShutdownGroup),
             .init(service: control),
+        ]
+        if let metrics { services.append(.init(service: metrics)) }
+        services += [
             .init(service: HealthService(collector: collector, notifier: notifier, logger: logger)),
             .init(service: ReloadService(reload: reload)),
             .init(
@@ -243,8 +272,32 @@ public struct Daemon: Sendable {
                 "version": "\(ReleaseVersion.current)", "station.id": "\(configuration.stationID)",
                 "registry": "\(registry.displayName)",
                 "state.directory": "\(state)", "control.socket": "\(socketPath)",
+                "metrics": "\(configuration.metricsListen.map { "http://\($0)/metrics" } ?? "off")",
             ])
         return Parts(services: services, capture: capture, clients: clients, outbox: outbox, mqtt: mqtt)
+    }
+
+    /// `/metrics`, when `metrics-listen` is set. Refused (the unit's SocketBindAllow=, an address this machine does
+    /// not have) is a configuration error; in use, a start that may succeed a little later.
+    private func serveMetrics(collector: StatusCollector, logger: Logger) async throws -> MetricsServer? {
+        guard let address = configuration.metricsListen else { return nil }
+        let metrics = DaemonMetrics(version: ReleaseVersion.current)
+        do {
+            let server = try await MetricsServer.listen(on: address) { metrics.exposition(collector.metricsSample()) }
+            if !address.isLoopback {
+                logger.warning(
+                    "metrics served beyond this machine: anyone who can reach the address can read them",
+                    metadata: ["metrics.listen": "\(address)"])
+            }
+            return server
+        } catch let error as IOError where [EACCES, EPERM, EADDRNOTAVAIL].contains(error.errnoCode) {
+            throw StartError(
+                description:
+                    "cannot serve metrics on \(address): \(error) (check metrics-listen; under systemd, the unit's SocketBindAllow=)",
+                exitCode: 78)
+        } catch {
+            throw StartError(description: "cannot serve metrics on \(address): \(error)", exitCode: 69)
+        }
     }
 
     /// The outbox; a damaged one is moved aside (its sightings kept there for whoever looks) and a new one

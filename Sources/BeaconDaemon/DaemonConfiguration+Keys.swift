@@ -124,6 +124,17 @@ extension DaemonConfiguration {
             }
             return .success($0)
         },
+        .value(
+            "metrics-listen", "address[:port]",
+            "Serve Prometheus metrics on http://ADDRESS:PORT/metrics, an IP address, port \(MetricsAddress.defaultPort) by default (default: off).",
+            \.metricsListen, show: { $0?.description ?? "" }
+        ) {
+            guard let address = MetricsAddress($0) else {
+                return .failure(
+                    .init("expected an IP address and port such as 127.0.0.1:10042 or [::1]:10042, got \"\($0)\""))
+            }
+            return .success(address)
+        },
     ]
 
     /// The keys the file and the flags know, for "unknown key" errors.

@@ -48,6 +48,9 @@ public struct DaemonConfiguration: Sendable {
     /// nil: `beacond/<station-id>`.
     public var mqttTopicPrefix: String?
 
+    /// Where `/metrics` is served for Prometheus (`metrics-listen`); nil: nowhere.
+    public var metricsListen: MetricsAddress?
+
     /// Where the station's topics live: `<prefix>/sighting`, `<prefix>/status`.
     public var mqttPrefix: String { mqttTopicPrefix ?? "beacond/\(stationID)" }
 

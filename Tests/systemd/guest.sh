@@ -135,6 +135,27 @@ wait_for '[ "$(sightings)" -gt "$count" ]' 90 && ok "hci backend: the iBeacon wa
     || { fail "hci backend: no new sighting"; $B status; journal_since $started -u beacond | tail -20; }
 [ "$(status_json | json 'd["capture"]["backend"]')" = hci ] && ok "status says hci" || fail "status backend: $(status_json | json 'd["capture"]["backend"]')"
 
+# ---------------------------------------------------------------------------------------------------- metrics
+# metrics-listen on the port the unit lets it bind: /metrics served, adverts counted. On any other, the unit's
+# SocketBindDeny= refuses the bind: exit 78, one line naming SocketBindAllow=, and no restart loop.
+metrics() { python3 -c "import urllib.request; print(urllib.request.urlopen('http://127.0.0.1:$1/metrics', timeout=5).read().decode())" 2> /dev/null; }
+echo "metrics-listen = 127.0.0.1:10042" >> $CONF
+started=$(date +%s)
+systemctl restart beacond
+wait_for 'metrics 10042 | grep -q "^beacond_adverts_received_total [1-9]"' 60 \
+    && ok "metrics-listen: /metrics served under the unit: $(metrics 10042 | grep -m1 '^beacond_adverts_received_total')" \
+    || { fail "metrics-listen: no /metrics on :10042"; journal_since $started -u beacond | tail -5; }
+sed -i 's/^metrics-listen = .*/metrics-listen = 127.0.0.1:10043/' $CONF
+started=$(date +%s)
+systemctl restart beacond
+wait_for '[ "$(show ExecMainStatus)" = 78 ]' 30 && journal_since $started -u beacond | grep -q "SocketBindAllow" \
+    && ok "metrics-listen on a port the unit does not allow: exit 78, $(journal_since $started -u beacond | grep -m1 -o 'cannot serve metrics.*')" \
+    || fail "metrics on :10043: status $(show ExecMainStatus), $(journal_since $started -u beacond | tail -3)"
+sleep 6
+[ "$(show NRestarts)" = 0 ] && ok "no restart loop after exit 78" || fail "restarted $(show NRestarts) times"
+sed -i '/^metrics-listen/d' $CONF
+systemctl restart beacond && wait_for '[ "$(systemctl is-active beacond)" = active ]' 60 || fail "restart without metrics-listen"
+
 # ---------------------------------------------------------------------------------------------------- stop
 t0=$(date +%s%N)
 systemctl stop beacond

@@ -1,0 +1,128 @@
+import BeaconDaemon
+import BeaconTestSupport
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `metrics-listen`: a real Prometheus (Debian's) scrapes the daemon on loopback while it replays the café capture,
+/// and its HTTP API shows `beacond_adverts_received_total` rising. The page itself passes `promtool check metrics`
+/// (Prometheus's own lint of names, types and units) and names no bike and no advertiser.
+@Suite struct PrometheusDaemonTests {
+    @Test func prometheusSeesAdvertsRiseDuringAReplay() async throws {
+        let metricsPort = try LoopbackPort.free()
+        let prometheus = try await PrometheusServer(scraping: metricsPort)
+        let cafe = try await CafeRun.start("beacond-prometheus")
+        defer { cafe.stop() }
+        let began = Date()
+        // The capture's 41 minutes in about 10 s, so that one-second scrapes see it under way.
+        var arguments = try cafe.arguments()
+        arguments[try #require(arguments.firstIndex(of: "--speed")) + 1] = "250"
+        let daemon = try DaemonProcess(
+            arguments + ["--metrics-listen", "127.0.0.1:\(metricsPort)"], logDirectory: cafe.directory.path,
+            name: "metrics")
+
+        let page = try #require(await Self.metricsPage(port: metricsPort), "no /metrics\n\(daemon.stderr)")
+        let finished = await cafe.waitForStatus(seconds: 60) { $0.capture.state == "finished" }
+        let total = try #require(finished?.capture.adverts, "the replay did not finish\n\(daemon.stderr)")
+        // Two scrapes more, so that Prometheus has the final count.
+        try await Task.sleep(for: .seconds(2.5))
+        let samples = try await prometheus.range(
+            "beacond_adverts_received_total{job=\"beacond\"}", from: began, to: Date())
+        let values = samples.map(\.1)
+        #expect(values.count >= 5, "\(samples)\n\(prometheus.log)")
+        #expect(zip(values, values.dropFirst()).allSatisfy { $0 <= $1 }, "a counter never falls: \(values)")
+        #expect(
+            Set(values.filter { $0 > 0 && $0 < Double(total) }).count >= 3, "seen rising during the replay: \(values)")
+        #expect(values.last == Double(total), "\(values) against \(total) in status")
+        #expect(try await prometheus.value("up{job=\"beacond\"}") == 1)
+        #expect(try await prometheus.value("beacond_build_info") == 1)
+        #expect(try await prometheus.value("beacond_missing_bikes") == Double(finished?.missingSet.size ?? -1))
+
+        // The page: Prometheus's own lint, and nothing that names a bike or an advertiser.
+        #expect(try Self.promtool(page) == "", "promtool check metrics")
+        let samplesOnPage = page.split(separator: "\n").filter { !$0.hasPrefix("#") }
+        #expect(samplesOnPage.allSatisfy { $0.hasPrefix("beacond_") }, "\(page)")
+        let bikes = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: CafeRun.bikes)))
+        let ids = try #require(bikes as? [Any]).compactMap { ($0 as? [String: Any])?["id"] as? String }.filter {
+            !$0.isEmpty
+        }
+        #expect(!ids.isEmpty && ids.allSatisfy { !page.contains($0) }, "\(page)")
+        for address in try await DaemonEndToEndTests.addresses(in: CafeRun.capture) {
+            #expect(!page.uppercased().contains(address))
+        }
+        let labels = Set(page.matches(of: /([a-z_]+)="/).map { String($0.output.1) })
+        #expect(labels.isSubset(of: ["version", "sink", "reason", "kind"]), "\(labels)")
+
+        daemon.terminate()
+        #expect(await daemon.waitForExit(seconds: 30) == 0, "\(daemon.stderr)")
+    }
+
+    /// Anything but GET /metrics is told where the page is, not served it.
+    @Test func onlyGETMetricsIsServed() async throws {
+        let metricsPort = try LoopbackPort.free()
+        let cafe = try await CafeRun.start("beacond-metrics-paths")
+        defer { cafe.stop() }
+        let daemon = try cafe.launch(["--metrics-listen", "127.0.0.1:\(metricsPort)"], name: "paths")
+        #expect(await Self.metricsPage(port: metricsPort) != nil, "\(daemon.stderr)")
+        let base = "http://127.0.0.1:\(metricsPort)"
+        #expect(try await Self.status(URLRequest(url: URL(string: base + "/")!)) == 404)
+        #expect(try await Self.status(URLRequest(url: URL(string: base + "/metrics/../status")!)) == 404)
+        var post = URLRequest(url: URL(string: base + "/metrics")!)
+        post.httpMethod = "POST"
+        #expect(try await Self.status(post) == 405)
+        #expect(try await Self.status(URLRequest(url: URL(string: base + "/metrics?debug=1")!)) == 200)
+        daemon.terminate()
+        #expect(await daemon.waitForExit(seconds: 30) == 0, "\(daemon.stderr)")
+    }
+
+    /// A port already taken is a start-up error with the address in it, not a daemon running without its metrics.
+    @Test func aPortInUseStopsTheStartWithOneLine() async throws {
+        let prometheus = try await PrometheusServer(scraping: 9)
+        let cafe = try await CafeRun.start("beacond-metrics-in-use")
+        defer { cafe.stop() }
+        let daemon = try cafe.launch(["--metrics-listen", "127.0.0.1:\(prometheus.port)"], name: "in-use")
+        #expect(await daemon.waitForExit(seconds: 60) == 69, "\(daemon.stderr)")
+        #expect(daemon.stderr.contains("cannot serve metrics on 127.0.0.1:\(prometheus.port)"), "\(daemon.stderr)")
+    }
+
+    static func metricsPage(port: Int) async -> String? {
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            if let (body, response) = try? await URLSession.shared.data(
+                from: URL(string: "http://127.0.0.1:\(port)/metrics")!),
+                (response as? HTTPURLResponse)?.statusCode == 200
+            {
+                return String(decoding: body, as: UTF8.self)
+            }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        return nil
+    }
+
+    static func status(_ request: URLRequest) async throws -> Int {
+        let (_, response) = try await URLSession.shared.data(for: request)
+        return (response as? HTTPURLResponse)?.statusCode ?? 0
+    }
+
+    /// What `promtool check metrics` says of a page (empty: nothing).
+    static func promtool(_ page: String) throws -> String {
+        let tool = Process()
+        tool.executableURL = URL(fileURLWithPath: "/usr/bin/promtool")
+        tool.arguments = ["check", "metrics"]
+        let input = Pipe()
+        let output = Pipe()
+        tool.standardInput = input
+        tool.standardOutput = output
+        tool.standardError = output
+        try tool.run()
+        input.fileHandleForWriting.write(Data(page.utf8))
+        try input.fileHandleForWriting.close()
+        let said = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        tool.waitUntilExit()
+        return tool.terminationStatus == 0
+            ? said.trimmingCharacters(in: .whitespacesAndNewlines) : "exit \(tool.terminationStatus): \(said)"
+    }
+}

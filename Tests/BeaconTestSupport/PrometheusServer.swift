@@ -1,0 +1,93 @@
+public import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A real Prometheus for one test: Debian's `prometheus` on loopback, scraping one target every second, with its
+/// storage in a directory of its own; and its HTTP API's range query.
+public final class PrometheusServer: @unchecked Sendable {
+    public let port: Int
+    private let directory: TemporaryDirectory
+    private let process: Process
+
+    /// Starts Prometheus scraping `http://127.0.0.1:<target>/metrics` and returns once it is ready.
+    public init(scraping target: Int) async throws {
+        directory = try TemporaryDirectory("beacond-prometheus")
+        port = try LoopbackPort.free()
+        try """
+        global:
+          scrape_interval: 1s
+          scrape_timeout: 900ms
+        scrape_configs:
+          - job_name: beacond
+            static_configs:
+              - targets: ["127.0.0.1:\(target)"]
+        """.write(toFile: directory.file("prometheus.yml"), atomically: true, encoding: .utf8)
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/prometheus")
+        process.arguments = [
+            "--config.file=\(directory.file("prometheus.yml"))", "--storage.tsdb.path=\(directory.file("data"))",
+            "--web.listen-address=127.0.0.1:\(port)", "--log.level=warn",
+        ]
+        _ = FileManager.default.createFile(atPath: directory.file("prometheus.log"), contents: nil)
+        let log = FileHandle(forWritingAtPath: directory.file("prometheus.log"))
+        process.standardOutput = log
+        process.standardError = log
+        try process.run()
+        let deadline = Date().addingTimeInterval(30)
+        while (try? await get("/-/ready")).map({ $0.status == 200 }) != true {
+            guard process.isRunning, Date() < deadline else {
+                throw FixtureError("prometheus did not start: \(self.log)")
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+    }
+
+    deinit {
+        // SIGKILL, as MosquittoBroker does: a child inherits the test process's blocked signals.
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        directory.remove()
+    }
+
+    public var log: String { (try? String(contentsOfFile: directory.file("prometheus.log"), encoding: .utf8)) ?? "" }
+
+    /// One series' samples between two times, one a second, through `/api/v1/query_range`: (time, value) pairs.
+    public func range(_ query: String, from start: Date, to end: Date) async throws -> [(Double, Double)] {
+        var components = URLComponents()
+        components.path = "/api/v1/query_range"
+        components.queryItems = [
+            URLQueryItem(name: "query", value: query),
+            URLQueryItem(name: "start", value: "\(start.timeIntervalSince1970)"),
+            URLQueryItem(name: "end", value: "\(end.timeIntervalSince1970)"), URLQueryItem(name: "step", value: "1"),
+        ]
+        let (status, body) = try await get(components.string!)
+        guard status == 200,
+            let document = try JSONSerialization.jsonObject(with: body) as? [String: Any],
+            let data = document["data"] as? [String: Any], let result = data["result"] as? [[String: Any]]
+        else { throw FixtureError("prometheus answered \(status): \(String(decoding: body, as: UTF8.self))") }
+        guard let values = result.first?["values"] as? [[Any]] else { return [] }
+        return values.compactMap { pair in
+            guard let time = pair.first as? Double, let text = pair.last as? String, let value = Double(text) else {
+                return nil
+            }
+            return (time, value)
+        }
+    }
+
+    /// The instant query's first value, or nil when it has none.
+    public func value(_ query: String) async throws -> Double? {
+        let now = Date()
+        return try await range(query, from: now.addingTimeInterval(-1), to: now).last?.1
+    }
+
+    private func get(_ pathAndQuery: String) async throws -> (status: Int, body: Data) {
+        let url = URL(string: "http://127.0.0.1:\(port)\(pathAndQuery)")!
+        let (body, response) = try await URLSession.shared.data(from: url)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, body)
+    }
+}
