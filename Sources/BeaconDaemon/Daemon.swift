@@ -167,6 +167,7 @@ public struct Daemon: Sendable {
             let connected = PosterLink()
             let station = try MQTTStation(
                 configuration, address: address, environment: environment, logger: logger,
+                describe: { mailbox.latest.record(for: $0) },
                 // Off libmosquitto's thread first: the poster's state is for Swift's own threads.
                 onConnected: { Task { connected.resume() } })
             let posterForMQTT = SightingPoster(

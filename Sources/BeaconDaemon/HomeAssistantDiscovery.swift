@@ -1,4 +1,6 @@
+import BeaconEngine
 import BeaconMQTT
+import BeaconWire
 import Foundation
 
 /// Home Assistant's MQTT discovery for the station, built from the configuration alone (no I/O): one device, and
@@ -101,7 +103,7 @@ struct HomeAssistantDiscovery: Sendable {
 
     /// The event entity's message for a sighting's body (the registry's JSON): enter and exit only, with the bike
     /// and how near it was; nil for an update, or a body that is not a sighting.
-    func event(forSighting body: String) -> MQTTMessage? {
+    func event(forSighting body: String, describe: (BeaconIdentity) -> BikeRecord? = { _ in nil }) -> MQTTMessage? {
         guard let object = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any],
             let kind = object["kind"] as? String, kind == "enter" || kind == "exit",
             let bike = object["bikeId"] as? String
@@ -109,6 +111,16 @@ struct HomeAssistantDiscovery: Sendable {
         var event: [String: Any] = ["event_type": kind, "bike_id": bike]
         for (from, to) in [("proximity", "proximity"), ("rssi", "rssi"), ("lastSeen", "seen_at")] {
             if let value = object[from], !(value is NSNull) { event[to] = value }
+        }
+        // Make, model and colour when the registry gave them, from the missing list the bike is (still) on.
+        if let uuid = (object["uuid"] as? String).flatMap({ BeaconUUID($0) }),
+            let major = (object["major"] as? NSNumber)?.uint16Value,
+            let minor = (object["minor"] as? NSNumber)?.uint16Value,
+            let record = describe(BeaconIdentity(uuid: uuid, major: major, minor: minor)), record.id == bike
+        {
+            for (key, value) in [("make", record.make), ("model", record.model), ("colour", record.colour)] {
+                if let value, !value.isEmpty { event[key] = value }
+            }
         }
         return MQTTMessage(topic: eventTopic, text: Self.json(event))
     }

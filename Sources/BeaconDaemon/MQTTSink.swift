@@ -1,3 +1,4 @@
+import BeaconEngine
 import BeaconMQTT
 import BeaconRegistryClient
 
@@ -13,6 +14,8 @@ struct MQTTSink: SightingSink {
     let topic: String
     let displayName: String
     let discovery: HomeAssistantDiscovery
+    /// The missing bike a beacon belongs to, for the event's make, model and colour.
+    let describe: @Sendable (BeaconIdentity) -> BikeRecord?
     var sinkName: String { "mqtt" }
 
     func post(body: String, sightingID: String) async -> PostOutcome {
@@ -26,7 +29,7 @@ struct MQTTSink: SightingSink {
         }
         do {
             try await client.publish(MQTTMessage(topic: topic, text: body), within: .seconds(20))
-            if let event = discovery.event(forSighting: body) { try? client.send(event) }
+            if let event = discovery.event(forSighting: body, describe: describe) { try? client.send(event) }
             return .delivered
         } catch {
             return .retry(reason: "MQTT broker \(displayName): \(error)", retryAfter: nil)

@@ -1,3 +1,4 @@
+import BeaconEngine
 import BeaconMQTT
 import BeaconPOSIX
 import BeaconRegistryClient
@@ -22,7 +23,7 @@ final class MQTTStation: Sendable {
     /// `onConnected` is told of each (re)connection, to resume the poster's held line at once.
     init(
         _ configuration: DaemonConfiguration, address: MQTTAddress, environment: [String: String], logger: Logger,
-        onConnected: @escaping @Sendable () -> Void
+        describe: @escaping @Sendable (BeaconIdentity) -> BikeRecord?, onConnected: @escaping @Sendable () -> Void
     ) throws(Daemon.StartError) {
         let prefix = configuration.mqttPrefix
         let discovery = HomeAssistantDiscovery(
@@ -72,7 +73,8 @@ final class MQTTStation: Sendable {
         announcer.client = client
         client.subscribe(HomeAssistantDiscovery.birthTopic)
         sink = MQTTSink(
-            client: client, topic: prefix + "/sighting", displayName: address.description, discovery: discovery)
+            client: client, topic: prefix + "/sighting", displayName: address.description, discovery: discovery,
+            describe: describe)
     }
 
     /// The daemon's health and sensor values, for Home Assistant (sent now if connected, and again after each

@@ -189,6 +189,17 @@ public final class MissingBikeSet: Sendable {
         return bitmapIsExact[region] || record(region: region, major: major, minor: minor) != nil
     }
 
+    /// The missing bike with this beacon, in whichever configured region holds it (what a sighting's reader may want
+    /// besides its id: make, model, colour).
+    public func record(for beacon: BeaconIdentity) -> BikeRecord? {
+        guard
+            let region = regions.firstIndex(where: {
+                $0.uuid == beacon.uuid && ($0.major == nil || $0.major == beacon.major)
+            })
+        else { return nil }
+        return record(region: region, major: beacon.major, minor: beacon.minor)
+    }
+
     /// The missing bike with this beacon, if any: a record naming `major` wins over one that matches any major.
     public func record(region: Int, major: UInt16, minor: UInt16) -> BikeRecord? {
         var low = 0

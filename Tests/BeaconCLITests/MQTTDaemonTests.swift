@@ -125,6 +125,8 @@ import Testing
         let fired = events().compactMap { FlatJSON.object($0.text) }
         #expect(
             fired.map { "\($0["event_type"] ?? "") \($0["bike_id"] ?? "")" } == visits.map { "\($0.kind) \($0.bike)" })
+        // The café's bikes are all green Triumph Bonnevilles in the registry's list.
+        #expect(fired.allSatisfy { $0["make"] == "Triumph" && $0["model"] == "Bonneville" && $0["colour"] == "green" })
 
         // Home Assistant restarts: its birth message brings every config again.
         try await homeAssistant.publish(

@@ -1,3 +1,4 @@
+import BeaconEngine
 import BeaconMQTT
 import Foundation
 import Testing
@@ -64,5 +65,32 @@ import Testing
         #expect(discovery.event(forSighting: body.replacingOccurrences(of: "enter", with: "exit")) != nil)
         #expect(discovery.event(forSighting: body.replacingOccurrences(of: "enter", with: "update")) == nil)
         #expect(discovery.event(forSighting: "not json") == nil)
+    }
+
+    /// Make, model and colour from the missing list, when the registry gave them and the beacon is still that bike's.
+    @Test func theEventNamesTheBikesMakeModelAndColourWhenTheListHasThem() throws {
+        let body =
+            #"{"bikeId":"bike-7","kind":"enter","major":1,"minor":7,"proximity":"near","sightingId":"s","uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"}"#
+        var asked: [BeaconIdentity] = []
+        let described = try #require(
+            discovery.event(forSighting: body) { beacon in
+                asked.append(beacon)
+                return BikeRecord(id: "bike-7", major: 1, minor: 7, make: "Ducati", model: "Monster", colour: "red")
+            })
+        #expect(asked.map(\.description) == ["E2C56DB5-DFFB-48D2-B060-D0F5A71096E0:1:7"])
+        let fields = try object(described.text)
+        #expect(fields["make"] as? String == "Ducati" && fields["model"] as? String == "Monster")
+        #expect(fields["colour"] as? String == "red")
+        // Only what the registry gave; and nothing from a record that is now another bike's.
+        let partial = try object(
+            try #require(
+                discovery.event(forSighting: body) { _ in BikeRecord(id: "bike-7", major: 1, minor: 7, make: "Ducati") }
+            ).text)
+        #expect(partial["make"] as? String == "Ducati" && partial["model"] == nil && partial["colour"] == nil)
+        let other = try object(
+            try #require(
+                discovery.event(forSighting: body) { _ in BikeRecord(id: "bike-8", major: 1, minor: 7, make: "BMW") }
+            ).text)
+        #expect(other["make"] == nil && other["bike_id"] as? String == "bike-7")
     }
 }
