@@ -143,7 +143,7 @@ let package = Package(
             name: "BeaconCLI",
             dependencies: [
                 "BeaconWire", "BeaconCapture", "BeaconEngine", "BeaconDaemon", "BeaconRegistryClient", "BeaconDBus",
-                "BeaconPOSIX", "DaemonSupport",
+                "BeaconPOSIX", "DaemonSupport", "BeaconMQTT",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -113,29 +113,12 @@ final class MQTTStation: Sendable {
     static func password(_ configuration: DaemonConfiguration, environment: [String: String]) throws(Daemon.StartError)
         -> String?
     {
-        let path: String
-        if let file = configuration.mqttPasswordFile {
-            path = file
-        } else if let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty,
-            FileManager.default.fileExists(atPath: directory + "/mqtt-password")
-        {
-            path = directory + "/mqtt-password"
-        } else {
-            return nil
-        }
-        let bytes: [UInt8]
+        guard let path = configuration.mqttPasswordPath(environment: environment) else { return nil }
         do {
-            bytes = try WholeFile.read(path: path, limit: 4_096)
+            return try SecretFile.firstLine(path: path)
         } catch {
             throw Daemon.StartError(description: "MQTT password file \(error)", exitCode: 78)
         }
-        let line =
-            String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-            .first.map { $0.hasSuffix("\r") ? String($0.dropLast()) : String($0) } ?? ""
-        guard !line.isEmpty else {
-            throw Daemon.StartError(description: "MQTT password file \(path): empty", exitCode: 78)
-        }
-        return line
     }
 }
 

@@ -4,17 +4,13 @@ extension APIKey {
     /// Reads the key from a file (first line, surrounding whitespace dropped). Keys longer than 4 KiB or
     /// empty files are refused. Errors name the file, never its contents.
     public static func load(path: String) throws(RegistryError) -> APIKey {
-        let bytes: [UInt8]
+        let line: String
         do {
-            bytes = try WholeFile.read(path: path, limit: 4_096)
+            line = try SecretFile.firstLine(path: path)
         } catch {
             throw RegistryError(.file, "API key file \(error)")
         }
-        let firstLine =
-            String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).first ?? ""
-        guard let key = APIKey(String(firstLine)) else {
-            throw RegistryError(.file, "API key file \(path): empty")
-        }
+        guard let key = APIKey(line) else { throw RegistryError(.file, "API key file \(path): empty") }
         return key
     }
 

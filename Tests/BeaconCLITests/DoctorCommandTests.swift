@@ -75,6 +75,49 @@ import Testing
         #expect(!wrong.stdout.contains("wrong-key") && !wrong.stderr.contains("wrong-key"), "the key was printed")
     }
 
+    /// The broker, when MQTT is configured: accepted over TLS with the broker's own authority; a wrong password is a
+    /// FAIL naming the refusal and what to check, never the password; a broker that is not there is named too.
+    @Test func theBrokerAcceptsTheStationOrNamesTheRefusal() async throws {
+        let station = try await Station.start()
+        defer { Task { await station.stop() } }
+        let broker = try MosquittoBroker()
+        let passwordFile = station.directory.file("mqtt-password")
+        let mqtt = { (url: String, password: String) throws -> String in
+            try "\(password)\n".write(toFile: passwordFile, atomically: true, encoding: .utf8)
+            return try station.config(
+                extra: """
+                    mqtt = \(url)
+                    mqtt-username = \(MosquittoBroker.username)
+                    mqtt-password-file = \(passwordFile)
+                    mqtt-ca-file = \(broker.caFile)
+                    """)
+        }
+        let good = try await BeacondRun([
+            "doctor", "--config", try mqtt("mqtts://127.0.0.1:\(broker.tlsPort)", MosquittoBroker.password),
+        ])
+        #expect(
+            Self.line(good, "mqtt")
+                == "ok    mqtt: mqtts://127.0.0.1:\(broker.tlsPort) accepted the station as station",
+            "\(good.stdout)")
+
+        let wrong = try await BeacondRun(["doctor", "--config", try mqtt("mqtt://127.0.0.1:\(broker.port)", "not it")])
+        #expect(wrong.status == 1)
+        let refused = Self.line(wrong, "mqtt")
+        #expect(
+            refused.hasPrefix("FAIL  mqtt: mqtt://127.0.0.1:\(broker.port) refuses the station: ")
+                && refused.contains("not authorised"), "\(wrong.stdout)")
+        #expect(refused.contains("→ fix: check mqtt-username and the password in mqtt-password-file"), "\(refused)")
+        #expect(!wrong.stdout.contains("not it") && !wrong.stderr.contains("not it"), "the password was printed")
+
+        broker.stop()
+        let away = try await BeacondRun([
+            "doctor", "--config", try mqtt("mqtt://127.0.0.1:\(broker.port)", MosquittoBroker.password),
+        ])
+        #expect(
+            Self.line(away, "mqtt").hasPrefix("FAIL  mqtt: cannot reach mqtt://127.0.0.1:\(broker.port)"),
+            "\(away.stdout)")
+    }
+
     @Test func anUnreachableRegistryAndCleartextAreNamed() async throws {
         let station = try await Station.start()
         defer { Task { await station.stop() } }

@@ -7,7 +7,8 @@ import Glibc
 #endif
 
 /// The checks `beacond doctor` runs, in the order a café owner would fix them: the configuration, the radio
-/// (adapter, bluetoothd, capabilities), the host (state directory, clock), the registry, then the service itself.
+/// (adapter, bluetoothd, capabilities), the host (state directory, clock), the registry and the MQTT broker, then the
+/// service itself.
 /// Each check reads what it needs and says in one line what is wrong and what fixes it.
 struct Doctor {
     var configuration: DaemonConfiguration
@@ -44,6 +45,7 @@ struct Doctor {
         checks.append(checkCapabilities())
         checks.append(checkStateDirectory())
         checks.append(await checkRegistry())
+        if let mqtt = await checkMQTT() { checks.append(mqtt) }
         checks.append(checkClock())
         checks.append(checkService())
         return DoctorReport(checks: checks)
