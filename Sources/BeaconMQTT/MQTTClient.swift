@@ -1,12 +1,21 @@
 internal import CMosquitto
 internal import CMosquittoLoad
+internal import CSystemShims
+import Dispatch
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A connection to an MQTT broker through libmosquitto, loaded on first use (CMosquittoLoad): messages published at
 /// QoS 1 and awaited until the broker acknowledges them (PUBACK), subscriptions kept across reconnects, a last will.
 ///
-/// libmosquitto runs the connection on a thread of its own (`mosquitto_loop_start`) and reconnects by itself with
-/// exponential backoff (1 s doubling to 60 s), so a broker that is away or refuses the station's password costs a
-/// connection attempt now and then, never a crash loop; `connection` says how it stands.
+/// The connection runs on a network thread of this client's own, which calls `mosquitto_loop` and, whenever the
+/// connection is down, reconnects with backoff (1 s doubling to 60 s), so a broker that is away or refuses the
+/// station's password costs a connection attempt now and then, never a crash loop; `connection` says how it stands.
+/// Not libmosquitto's own thread (`mosquitto_loop_start`): its loop gives up for good on some errors, among them the
+/// one OpenSSL 3 reports when a broker's end of a TLS session vanishes (a broker killed or restarted), and a station
+/// would then stay off MQTT until restarted.
 public final class MQTTClient: @unchecked Sendable {
     /// How the connection stands.
     public enum Connection: Sendable, Equatable {
@@ -34,11 +43,16 @@ public final class MQTTClient: @unchecked Sendable {
         var early: Set<Int32> = []
         var subscriptions: [String] = []
         var started = false
+        /// Set by `stop()`: the network thread disconnects and ends.
+        var stopping = false
     }
 
     private let host: String
     private let port: Int32
     private let keepAlive: Int32
+    /// The network thread, while it runs; and what ends its wait between reconnection attempts early (`stop()`).
+    private var thread: pthread_t?
+    private let wake = DispatchSemaphore(value: 0)
 
     /// Loads libmosquitto and sets up a client for `settings`; `start()` connects. `onMessage` gets what arrives on
     /// the subscriptions, `onConnected` is called after each (re)connection, and `onChange` with each new state of the
@@ -91,7 +105,8 @@ public final class MQTTClient: @unchecked Sendable {
                     handle, settings.caFile, settings.caFile == nil ? "/etc/ssl/certs" : nil, nil, nil, nil),
                 "set up TLS")
         }
-        try check(mosquitto_reconnect_delay_set(handle, 1, 60, true), "set the reconnection backoff")
+        // Other threads publish and subscribe: libmosquitto then wakes the network thread rather than writing itself.
+        try check(mosquitto_threaded_set(handle, true), "set up MQTT for threads")
         mosquitto_connect_callback_set(handle) { _, context, code in MQTTClient.from(context)?.connected(code) }
         mosquitto_disconnect_callback_set(handle) { _, context, code in MQTTClient.from(context)?.disconnected(code) }
         mosquitto_publish_callback_set(handle) { _, context, mid in MQTTClient.from(context)?.acknowledged(mid) }
@@ -106,8 +121,8 @@ public final class MQTTClient: @unchecked Sendable {
         mosquitto_destroy(mosquitto)
     }
 
-    /// Connects in the background and keeps connecting: the first attempt now, the next ones by libmosquitto's
-    /// backoff. Throws only for what no retry would change (settings libmosquitto cannot use).
+    /// Connects in the background and keeps connecting: the first attempt now, the next ones with backoff on the
+    /// network thread. Throws only for what no retry would change (settings libmosquitto cannot use).
     public func start() throws(MQTTError) {
         let first = state.withLock { state in
             defer { state.started = true }
@@ -122,19 +137,31 @@ public final class MQTTClient: @unchecked Sendable {
         // network thread tries again, and the daemon runs on meanwhile.
         default: state.withLock { $0.connection = .lost(Self.describe(code)) }
         }
-        try Self.check(mosquitto_loop_start(mosquitto), "start the MQTT network thread")
+        // Unretained, as libmosquitto's callbacks hold it: `stop()`, which `deinit` calls, ends the thread first.
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        var thread = pthread_t()
+        let created = pthread_create(
+            &thread, nil,
+            { context in
+                Unmanaged<MQTTClient>.fromOpaque(context!).takeUnretainedValue().network()
+                return nil
+            }, context)
+        guard created == 0 else { throw MQTTError("cannot start the MQTT network thread: error \(created)") }
+        self.thread = thread
     }
 
     /// Disconnects cleanly (the broker does not send the last will) and stops the network thread. Publishers still
     /// waiting for an acknowledgement get an error.
     public func stop() {
         let started = state.withLock { state in
-            defer { state.started = false }
+            defer { (state.started, state.stopping) = (false, true) }
             return state.started
         }
-        if started {
+        if started, let thread {
             _ = mosquitto_disconnect(mosquitto)
-            _ = mosquitto_loop_stop(mosquitto, false)
+            wake.signal()
+            pthread_join(thread, nil)
+            self.thread = nil
         }
         let waiting = state.withLock { state in
             defer { state.waiting = [:] }
@@ -142,6 +169,42 @@ public final class MQTTClient: @unchecked Sendable {
         }
         for publisher in waiting.values { publisher.resume(throwing: MQTTError("the MQTT client stopped")) }
     }
+
+    private var stopping: Bool { state.withLock { $0.stopping } }
+
+    /// The network thread: libmosquitto's loop while connected (it wakes at least once a second, for keepalive),
+    /// and while not, a reconnection attempt after each wait of the backoff.
+    private func network() {
+        _ = CSystemShims_setThreadName("mqtt")
+        var delay = Self.firstDelay
+        while !stopping {
+            let code = mosquitto_loop(mosquitto, 1_000, 1)
+            if code == MOSQ_ERR_SUCCESS.rawValue {
+                // The backoff starts again once the broker has accepted the station, not merely the connection: a
+                // refused password is tried again ever more slowly.
+                if delay != Self.firstDelay, connection == .connected { delay = Self.firstDelay }
+                continue
+            }
+            guard !stopping else { break }
+            // Down: lost, refused, never made, or a TLS or protocol error.
+            if connection == .connected { change(to: .lost(Self.describe(code))) }
+            while !stopping {
+                _ = wake.wait(timeout: .now() + .milliseconds(Int(delay.components.seconds) * 1_000))
+                guard !stopping else { break }
+                delay = min(delay * 2, Self.longestDelay)
+                let attempt = mosquitto_reconnect(mosquitto)
+                if attempt == MOSQ_ERR_SUCCESS.rawValue { break }
+                if case .refused = connection { continue }  // the refusal says more than the failed attempt
+                change(to: .lost(Self.describe(attempt)))
+            }
+        }
+        // The DISCONNECT `stop()` queued goes out before the thread ends (two seconds at most).
+        let deadline = ContinuousClock.now.advanced(by: .seconds(2))
+        while ContinuousClock.now < deadline, mosquitto_loop(mosquitto, 100, 1) == MOSQ_ERR_SUCCESS.rawValue {}
+    }
+
+    private static let firstDelay = Duration.seconds(1)
+    private static let longestDelay = Duration.seconds(60)
 
     public var connection: Connection { state.withLock { $0.connection } }
 

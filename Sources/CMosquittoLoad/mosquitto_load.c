@@ -29,8 +29,9 @@
       (m, delay, delay_max, exponential)) \
     X(int, mosquitto_connect_async, (struct mosquitto *m, const char *host, int port, int keepalive), \
       (m, host, port, keepalive)) \
-    X(int, mosquitto_loop_start, (struct mosquitto *m), (m)) \
-    X(int, mosquitto_loop_stop, (struct mosquitto *m, bool force), (m, force)) \
+    X(int, mosquitto_threaded_set, (struct mosquitto *m, bool threaded), (m, threaded)) \
+    X(int, mosquitto_loop, (struct mosquitto *m, int timeout, int max_packets), (m, timeout, max_packets)) \
+    X(int, mosquitto_reconnect, (struct mosquitto *m), (m)) \
     X(int, mosquitto_disconnect, (struct mosquitto *m), (m)) \
     X(int, mosquitto_publish, \
       (struct mosquitto *m, int *mid, const char *topic, int length, const void *payload, int qos, bool retain), \

@@ -192,4 +192,84 @@ import Testing
         daemon.terminate()
         #expect(await daemon.waitForExit(seconds: 30) == 0, "\(daemon.stderr)")
     }
+
+    /// The broker goes away for a minute in the middle of a replay and comes back, over mqtts:// with the broker's own
+    /// authority (mqtt-ca-file): the registry is served throughout, `status` shows the broker's line growing with its
+    /// reason and then empty again, and every sighting reaches the broker, each id once (QoS 1 may repeat the one in
+    /// flight when the broker was killed, with its id).
+    @Test func aBrokerAwayForAMinuteLosesNothingAndHoldsUpNothing() async throws {
+        let broker = try MosquittoBroker()
+        let cafe = try await CafeRun.start("beacond-mqtt-outage")
+        defer { cafe.stop() }
+        let expected = try await CafeRun.expectedSightingIDs()
+        let passwordFile = cafe.directory.file("mqtt-password")
+        try "\(MosquittoBroker.password)\n".write(toFile: passwordFile, atomically: true, encoding: .utf8)
+        let sightingTopic = "beacond/e2e-station/sighting"
+        func watch(_ inbox: Inbox, _ id: String) throws -> MQTTClient {
+            let watcher = try MQTTClient(
+                MQTTSettings(
+                    host: "127.0.0.1", port: broker.port, username: MosquittoBroker.username,
+                    password: MosquittoBroker.password, clientID: id),
+                onMessage: inbox.add)
+            watcher.subscribe(sightingTopic)
+            try watcher.start()
+            return watcher
+        }
+        let before = Inbox()
+        let first = try watch(before, "watcher-before")
+        #expect(await until { first.connection == .connected })
+
+        // The capture's 41 minutes in about 100 s, so that the replay goes on through the outage.
+        var arguments = try cafe.arguments()
+        arguments[try #require(arguments.firstIndex(of: "--speed")) + 1] = "25"
+        let daemon = try DaemonProcess(
+            arguments + [
+                "--mqtt", "mqtts://127.0.0.1:\(broker.tlsPort)", "--mqtt-ca-file", broker.caFile, "--mqtt-username",
+                MosquittoBroker.username, "--mqtt-password-file", passwordFile,
+            ], logDirectory: cafe.directory.path, name: "outage")
+        #expect(await until(60) { !before.all.isEmpty }, "no sighting reached the broker\n\(daemon.stderr)")
+
+        broker.stop()
+        // The first watcher reconnects by itself later; what it got before the outage is what counts from it.
+        let heardBefore = before.all.count
+        let outage = Date()
+        var registryKeptUp = false
+        var backlog: StatusReport.SinkState?
+        while Date().timeIntervalSince(outage) < 60 {
+            if let report = cafe.status(), let sinks = report.outbox.sinks {
+                let mqtt = sinks.first { $0.name == "mqtt" }
+                let registry = sinks.first { $0.name == "registry" }
+                // Sightings made during the outage wait for the broker, and for nothing else.
+                if let mqtt, mqtt.depth > 1, registry?.depth == 0, cafe.registry.sightings.count > before.all.count + 1
+                {
+                    registryKeptUp = true
+                    backlog = mqtt
+                }
+            }
+            try await Task.sleep(for: .milliseconds(500))
+        }
+        #expect(registryKeptUp, "the registry's line was held up, or nothing waited for the broker")
+        #expect(backlog?.lastError?.contains("MQTT broker") == true, "\(String(describing: backlog))")
+
+        try broker.start()
+        let after = Inbox()
+        let second = try watch(after, "watcher-after")
+        defer { second.stop() }
+        let recovered = await cafe.waitForStatus(seconds: 120) {
+            $0.capture.state == "finished" && $0.outbox.sinks?.allSatisfy { $0.depth == 0 } == true
+        }
+        #expect(
+            recovered != nil,
+            "the broker's line did not empty: \(String(describing: cafe.status()?.outbox))\n\(daemon.stderr.suffix(4000))\n\(broker.log.suffix(3000))"
+        )
+        #expect(Set(cafe.registry.sightings.keys) == Set(expected))
+        let published = (before.all.prefix(heardBefore) + after.all).filter { $0.topic == sightingTopic }
+        let ids = published.compactMap { FlatJSON.object($0.text)?["sightingId"] }
+        #expect(Set(ids) == Set(expected), "\(Set(expected).subtracting(ids).count) missing")
+        #expect(ids.count - Set(ids).count <= 1, "\(ids.count - Set(ids).count) repeated")
+        #expect(daemon.stderr.contains("MQTT connected"))
+        daemon.terminate()
+        #expect(await daemon.waitForExit(seconds: 30) == 0, "\(daemon.stderr)")
+        first.stop()
+    }
 }
