@@ -7,15 +7,6 @@ import Testing
 /// acknowledgement, subscriptions and retained messages, a refused password, TLS that verifies the broker, a broker
 /// that goes away and comes back.
 @Suite(.timeLimit(.minutes(1))) struct MQTTClientTests {
-    /// What a subscriber has received, in order. Behind an NSLock (a pthread mutex), which ThreadSanitizer follows
-    /// across libmosquitto's thread; see BeaconMQTT's ThreadSharedState.
-    final class Inbox: @unchecked Sendable {
-        private let lock = NSLock()
-        private var messages: [MQTTMessage] = []
-        func add(_ message: MQTTMessage) { lock.withLock { messages.append(message) } }
-        var all: [MQTTMessage] { lock.withLock { messages } }
-    }
-
     func settings(
         _ broker: MosquittoBroker, id: String, password: String = MosquittoBroker.password, tls: Bool = false,
         caFile: String? = nil
@@ -25,43 +16,34 @@ import Testing
             username: MosquittoBroker.username, password: password, clientID: id)
     }
 
-    func until(_ seconds: Double = 10, _ condition: () -> Bool) async -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while !condition() {
-            guard Date() < deadline else { return false }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return true
-    }
-
     @Test func aMessagePublishedAtQoS1IsAcknowledgedAndDeliveredAndARetainedOneKept() async throws {
         let broker = try MosquittoBroker()
-        let inbox = Inbox()
+        let inbox = Collected<MQTTMessage>()
         let subscriber = try MQTTClient(settings(broker, id: "subscriber"), onMessage: inbox.add)
         subscriber.subscribe("beacond/cafe-1/#")
         try subscriber.start()
-        #expect(await until { subscriber.connection == .connected }, "\(subscriber.connection)\n\(broker.log)")
+        #expect(await eventually { subscriber.connection == .connected }, "\(subscriber.connection)\n\(broker.log)")
         let publisher = try MQTTClient(settings(broker, id: "publisher"))
         try publisher.start()
-        #expect(await until { publisher.connection == .connected }, "\(publisher.connection)")
+        #expect(await eventually { publisher.connection == .connected }, "\(publisher.connection)")
         // Subscribed once the broker has passed a message on: the subscription is made after the connection.
         try await publisher.publish(MQTTMessage(topic: "beacond/cafe-1/probe", text: "probe"), within: .seconds(5))
-        #expect(await until { !inbox.all.isEmpty })
+        #expect(await eventually { !inbox.all.isEmpty })
 
         let sighting = #"{"sightingId":"s-1","bikeId":"b7"}"#
         try await publisher.publish(MQTTMessage(topic: "beacond/cafe-1/sighting", text: sighting), within: .seconds(5))
         try await publisher.publish(
             MQTTMessage(topic: "beacond/cafe-1/status", text: "online", retain: true), within: .seconds(5))
-        #expect(await until { inbox.all.count == 3 })
+        #expect(await eventually { inbox.all.count == 3 })
         #expect(inbox.all.map(\.topic) == ["beacond/cafe-1/probe", "beacond/cafe-1/sighting", "beacond/cafe-1/status"])
         #expect(inbox.all[1].text == sighting && !inbox.all[1].retain)
 
         // A subscriber that comes later gets the retained status, marked retained.
-        let later = Inbox()
+        let later = Collected<MQTTMessage>()
         let latecomer = try MQTTClient(settings(broker, id: "latecomer"), onMessage: later.add)
         latecomer.subscribe("beacond/cafe-1/status")
         try latecomer.start()
-        #expect(await until { later.all.count == 1 })
+        #expect(await eventually { later.all.count == 1 })
         #expect(later.all.first == MQTTMessage(topic: "beacond/cafe-1/status", text: "online", retain: true))
     }
 
@@ -69,7 +51,7 @@ import Testing
         let broker = try MosquittoBroker()
         let client = try MQTTClient(settings(broker, id: "wrong", password: "not the password"))
         try client.start()
-        #expect(await until { if case .refused = client.connection { true } else { false } }, "\(client.connection)")
+        #expect(await eventually { if case .refused = client.connection { true } else { false } }, "\(client.connection)")
         #expect(client.connection == .refused("Connection Refused: not authorised."))
         await #expect(throws: MQTTError.self) {
             try await client.publish(MQTTMessage(topic: "beacond/x/sighting", text: "{}"), within: .milliseconds(300))
@@ -83,13 +65,13 @@ import Testing
         let broker = try MosquittoBroker()
         let verified = try MQTTClient(settings(broker, id: "tls", tls: true, caFile: broker.caFile))
         try verified.start()
-        #expect(await until { verified.connection == .connected }, "\(verified.connection)\n\(broker.log)")
+        #expect(await eventually { verified.connection == .connected }, "\(verified.connection)\n\(broker.log)")
         try await verified.publish(MQTTMessage(topic: "beacond/tls/probe", text: "x"), within: .seconds(5))
 
         let deceived = try MQTTClient(settings(broker, id: "other-ca", tls: true, caFile: broker.otherCAFile))
         try deceived.start()
         // The client refuses the broker's certificate (the broker logs the client's TLS alert), so it never signs in.
-        #expect(await until { broker.log.contains("alert unknown ca") }, "\(broker.log)")
+        #expect(await eventually { broker.log.contains("alert unknown ca") }, "\(broker.log)")
         #expect(deceived.connection != .connected && !broker.log.contains("as other-ca"))
         await #expect(throws: MQTTError.self) {
             try await deceived.publish(MQTTMessage(topic: "beacond/tls/probe", text: "x"), within: .milliseconds(300))
@@ -98,25 +80,25 @@ import Testing
 
     @Test func aBrokerThatGoesAwayIsReconnectedToAndTheSubscriptionRenewed() async throws {
         let broker = try MosquittoBroker()
-        let inbox = Inbox()
+        let inbox = Collected<MQTTMessage>()
         let client = try MQTTClient(settings(broker, id: "steady"), onMessage: inbox.add)
         client.subscribe("beacond/steady/#")
         try client.start()
-        #expect(await until { client.connection == .connected })
+        #expect(await eventually { client.connection == .connected })
         broker.stop()
-        #expect(await until { if case .lost = client.connection { true } else { false } }, "\(client.connection)")
+        #expect(await eventually { if case .lost = client.connection { true } else { false } }, "\(client.connection)")
         try broker.start()
         // libmosquitto's backoff starts at 1 s.
-        #expect(await until { client.connection == .connected }, "\(client.connection)\n\(broker.log)")
+        #expect(await eventually { client.connection == .connected }, "\(client.connection)\n\(broker.log)")
         let publisher = try MQTTClient(settings(broker, id: "after"))
         try publisher.start()
-        #expect(await until { publisher.connection == .connected })
+        #expect(await eventually { publisher.connection == .connected })
         // The subscription made before the outage holds after it (the broker kept nothing: a clean session).
         var delivered = false
         for attempt in 0..<50 where !delivered {
             try await publisher.publish(
                 MQTTMessage(topic: "beacond/steady/probe", text: "\(attempt)"), within: .seconds(5))
-            delivered = await until(0.1) { !inbox.all.isEmpty }
+            delivered = await eventually(within: 0.1) { !inbox.all.isEmpty }
         }
         #expect(delivered, "nothing arrived on the renewed subscription")
     }

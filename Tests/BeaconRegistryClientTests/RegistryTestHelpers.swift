@@ -45,12 +45,3 @@ func logText(_ handler: InMemoryLogHandler) -> String {
     handler.entries.map { "\($0.message) \($0.metadata)" }.joined(separator: "\n")
 }
 
-/// Polls `condition` every 20 ms for up to `seconds`.
-func eventually(within seconds: Double = 60, _ condition: () throws -> Bool) async rethrows -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if try condition() { return true }
-        try? await Task.sleep(for: .milliseconds(5))
-    }
-    return try condition()
-}
