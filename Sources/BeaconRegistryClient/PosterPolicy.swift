@@ -32,8 +32,6 @@ struct PosterPolicy: Sendable {
     /// configuration helps, and a resume cuts it short.
     private var heldBackoff = Backoff(base: .seconds(60), cap: .seconds(1_800))
     private(set) var statistics = PosterStatistics(delivered: 0, retries: 0, rejected: 0)
-    /// A resume came since the hold began: the hold's wait ends.
-    private(set) var resumeRequested = false
 
     init(backoff: Backoff) { self.backoff = backoff }
 
@@ -60,7 +58,6 @@ struct PosterPolicy: Sendable {
             next.statistics.retries += 1
             next.statistics.lastError = reason
             next.statistics.held = reason
-            next.resumeRequested = false
             let wait = next.heldBackoff.next(using: &random)
             return (Step(record: .attempt(reason), wait: wait, wake: .resumeOrStop), next)
         case .rejected(let status, let reason):
@@ -69,7 +66,4 @@ struct PosterPolicy: Sendable {
             return (Step(record: .dead(status: status, reason: reason), wait: .zero, wake: .stop), next)
         }
     }
-
-    /// The configuration changed: a hold's wait ends.
-    mutating func resume() { resumeRequested = true }
 }

@@ -73,7 +73,6 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
     /// The registry's configuration changed (SIGHUP): held sightings are tried again at once.
     public func resume() {
         state.withLock {
-            $0.policy.resume()
             $0.resumes += 1
         }
         doorbell.ring()

@@ -47,7 +47,7 @@ import Testing
         #expect(steps[1].wait >= .seconds(2) && steps[1].wait <= .seconds(4))
     }
 
-    @Test func aHoldWaitsSlowlyUntilAResumeAndADeliveryEndsIt() {
+    @Test func aHoldWaitsSlowlyAndADeliveryEndsIt() {
         var policy = PosterPolicy(backoff: Backoff(base: .seconds(2), cap: .seconds(600)))
         let held = PostOutcome.held(status: 401, reason: "the registry refused the API key")
         var steps = Self.run([held, held], policy: &policy)
@@ -55,11 +55,9 @@ import Testing
             steps.allSatisfy { $0.wake == .resumeOrStop && $0.record == .attempt("the registry refused the API key") })
         #expect(steps[0].wait >= .seconds(30) && steps[0].wait <= .seconds(60))
         #expect(steps[1].wait >= .seconds(60) && steps[1].wait <= .seconds(120))
-        #expect(policy.statistics.held == "the registry refused the API key" && !policy.resumeRequested)
-        policy.resume()
-        #expect(policy.resumeRequested, "a resume ends the hold's wait")
-        steps = Self.run([held], policy: &policy)
-        #expect(!policy.resumeRequested, "a new hold waits for a new resume")
+        // What ends a hold's wait early, a resume, is the poster's to count (SightingPoster.resume): a SIGHUP in
+        // RegistryMisbehaviourTests, a reconnection in MQTTDaemonTests.
+        #expect(policy.statistics.held == "the registry refused the API key")
         steps = Self.run([.delivered, held], policy: &policy)
         #expect(policy.statistics.held == "the registry refused the API key")
         #expect(steps[1].wait <= .seconds(60), "a delivery starts the hold's backoff again")
