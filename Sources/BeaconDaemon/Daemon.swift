@@ -114,6 +114,11 @@ public struct Daemon: Sendable {
             throw StartError(description: "cannot create the state directory \(state): \(error)", exitCode: 73)
         }
         let outbox = try openOutbox(path: state + "/outbox.sqlite", logger: logger)
+        if outbox.abandoned > 0 {
+            logger.notice(
+                "sightings owed only to a sink no longer configured (mqtt taken out of the configuration) are not sent",
+                metadata: ["outbox.abandoned": "\(outbox.abandoned)"])
+        }
         let capture = try makeCapture(logger: logger)
 
         // From here a failed start shuts the HTTP client down: async-http-client stops the process when one is

@@ -1,7 +1,12 @@
 import BeaconEngine
 import BeaconMQTT
 import BeaconWire
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Home Assistant's MQTT discovery for the station, built from the configuration alone (no I/O): one device, and
 /// for each of its entities a retained config on `homeassistant/<component>/<node>/<entity>/config`. The entities:
@@ -32,43 +37,47 @@ struct HomeAssistantDiscovery: Sendable {
     var configs: [MQTTMessage] {
         entities.map { component, entity, fields in
             var config = fields
-            config["unique_id"] = "\(node)_\(entity)"
-            config["availability_topic"] = availabilityTopic
+            config["unique_id"] = .string("\(node)_\(entity)")
+            config["availability_topic"] = .string(availabilityTopic)
             config["payload_available"] = "online"
             config["payload_not_available"] = "offline"
             config["device"] = device
-            config["origin"] = ["name": "beacond", "sw_version": version]
+            config["origin"] = ["name": "beacond", "sw_version": .string(version)]
             return MQTTMessage(
-                topic: "\(Self.root)/\(component)/\(node)/\(entity)/config", text: Self.json(config), retain: true)
+                topic: "\(Self.root)/\(component)/\(node)/\(entity)/config", text: DiscoveryJSON.object(config).text,
+                retain: true)
         }
     }
 
-    private var device: [String: Any] {
+    private var device: DiscoveryJSON {
         [
-            "identifiers": [node], "name": "beacond \(stationID)", "manufacturer": "beacond",
-            "model": "missing-bike detector", "sw_version": version,
+            "identifiers": [.string(node)], "name": .string("beacond \(stationID)"), "manufacturer": "beacond",
+            "model": "missing-bike detector", "sw_version": .string(version),
         ]
     }
 
-    private var entities: [(String, String, [String: Any])] {
-        func sensor(_ name: String, _ key: String, _ extra: [String: Any]) -> [String: Any] {
-            ["name": name, "state_topic": stateTopic, "value_template": "{{ value_json.\(key) }}"]
-                .merging(extra) { _, new in new }
+    private var entities: [(String, String, [String: DiscoveryJSON])] {
+        func sensor(_ name: String, _ key: String, _ extra: [String: DiscoveryJSON]) -> [String: DiscoveryJSON] {
+            [
+                "name": .string(name), "state_topic": .string(stateTopic),
+                "value_template": .string("{{ value_json.\(key) }}"),
+            ]
+            .merging(extra) { _, new in new }
         }
         return [
             (
                 "event", "missing_bike_seen",
                 [
-                    "name": "Missing bike seen", "state_topic": eventTopic, "event_types": ["enter", "exit"],
+                    "name": "Missing bike seen", "state_topic": .string(eventTopic), "event_types": ["enter", "exit"],
                     "icon": "mdi:motorbike",
                 ]
             ),
             (
                 "binary_sensor", "health",
                 [
-                    "name": "Health", "device_class": "connectivity", "state_topic": healthTopic,
+                    "name": "Health", "device_class": "connectivity", "state_topic": .string(healthTopic),
                     "value_template": "{{ value_json.state }}", "payload_on": "ON", "payload_off": "OFF",
-                    "json_attributes_topic": healthTopic, "entity_category": "diagnostic",
+                    "json_attributes_topic": .string(healthTopic), "entity_category": "diagnostic",
                 ]
             ),
             (
@@ -104,47 +113,91 @@ struct HomeAssistantDiscovery: Sendable {
     /// The event entity's message for a sighting's body (the registry's JSON): enter and exit only, with the bike
     /// and how near it was; nil for an update, or a body that is not a sighting.
     func event(forSighting body: String, describe: (BeaconIdentity) -> BikeRecord? = { _ in nil }) -> MQTTMessage? {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any],
-            let kind = object["kind"] as? String, kind == "enter" || kind == "exit",
-            let bike = object["bikeId"] as? String
+        guard let sighting = try? JSONDecoder().decode(SightingFields.self, from: Data(body.utf8)),
+            let kind = sighting.kind, kind == "enter" || kind == "exit", let bike = sighting.bikeId
         else { return nil }
-        var event: [String: Any] = ["event_type": kind, "bike_id": bike]
-        for (from, to) in [("proximity", "proximity"), ("rssi", "rssi"), ("lastSeen", "seen_at")] {
-            if let value = object[from], !(value is NSNull) { event[to] = value }
-        }
+        var event: [String: DiscoveryJSON] = ["event_type": .string(kind), "bike_id": .string(bike)]
+        if let proximity = sighting.proximity { event["proximity"] = .string(proximity) }
+        if let rssi = sighting.rssi { event["rssi"] = .number(rssi) }
+        if let lastSeen = sighting.lastSeen { event["seen_at"] = .string(lastSeen) }
         // Make, model and colour when the registry gave them, from the missing list the bike is (still) on.
-        if let uuid = (object["uuid"] as? String).flatMap({ BeaconUUID($0) }),
-            let major = (object["major"] as? NSNumber)?.uint16Value,
-            let minor = (object["minor"] as? NSNumber)?.uint16Value,
+        if let uuid = sighting.uuid.flatMap({ BeaconUUID($0) }), let major = sighting.major, let minor = sighting.minor,
             let record = describe(BeaconIdentity(uuid: uuid, major: major, minor: minor)), record.id == bike
         {
             for (key, value) in [("make", record.make), ("model", record.model), ("colour", record.colour)] {
-                if let value, !value.isEmpty { event[key] = value }
+                if let value, !value.isEmpty { event[key] = .string(value) }
             }
         }
-        return MQTTMessage(topic: eventTopic, text: Self.json(event))
+        return MQTTMessage(topic: eventTopic, text: DiscoveryJSON.object(event).text)
+    }
+
+    /// What the event reads of a sighting's body; each field optional, so that a body without one is still read.
+    private struct SightingFields: Decodable {
+        var bikeId: String?
+        var kind: String?
+        var proximity: String?
+        var rssi: Double?
+        var lastSeen: String?
+        var uuid: String?
+        var major: UInt16?
+        var minor: UInt16?
     }
 
     /// The health and the sensors' values from a status report (retained, so Home Assistant has them at once after
     /// its own restart).
     func state(_ report: StatusReport) -> [MQTTMessage] {
-        var health: [String: Any] = ["state": report.healthy ? "ON" : "OFF"]
-        health["reason"] = report.healthy ? "" : report.problems.joined(separator: "; ")
-        var values: [String: Any] = [
-            "adverts_per_second": report.capture.advertsPerSecond, "missing_bikes": report.missingSet.size,
-            "outbox_depth": report.outbox.depth,
+        let health: DiscoveryJSON = [
+            "state": report.healthy ? "ON" : "OFF",
+            "reason": .string(report.healthy ? "" : report.problems.joined(separator: "; ")),
         ]
-        values["missing_list_age"] = report.missingSet.ageSeconds.map { ($0 * 10).rounded() / 10 } ?? NSNull()
-        values["last_sighting"] = report.sightings.recent.first?.time ?? NSNull()
+        let values: DiscoveryJSON = [
+            "adverts_per_second": .number(report.capture.advertsPerSecond),
+            "missing_bikes": .integer(report.missingSet.size), "outbox_depth": .integer(report.outbox.depth),
+            "missing_list_age": report.missingSet.ageSeconds.map { .number(($0 * 10).rounded() / 10) } ?? .null,
+            "last_sighting": report.sightings.recent.first.map { .string($0.time) } ?? .null,
+        ]
         return [
-            MQTTMessage(topic: healthTopic, text: Self.json(health), retain: true),
-            MQTTMessage(topic: stateTopic, text: Self.json(values), retain: true),
+            MQTTMessage(topic: healthTopic, text: health.text, retain: true),
+            MQTTMessage(topic: stateTopic, text: values.text, retain: true),
         ]
     }
+}
 
-    private static func json(_ object: [String: Any]) -> String {
-        let data =
-            (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
-        return data.map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+/// The discovery's JSON, written by FoundationEssentials' encoder with its keys sorted: not JSONSerialization, whose
+/// Foundation objects (NSDictionary, NSNumber) cost a station with MQTT a few MiB of resident code for a few small
+/// documents (BENCHMARKS.md, "MQTT and metrics").
+enum DiscoveryJSON: Encodable, Equatable, ExpressibleByStringLiteral, ExpressibleByArrayLiteral,
+    ExpressibleByDictionaryLiteral
+{
+    case string(String)
+    case number(Double)
+    case integer(Int)
+    case array([DiscoveryJSON])
+    case object([String: DiscoveryJSON])
+    case null
+
+    init(stringLiteral value: String) { self = .string(value) }
+    init(arrayLiteral elements: DiscoveryJSON...) { self = .array(elements) }
+    init(dictionaryLiteral elements: (String, DiscoveryJSON)...) {
+        self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .string(let value): try container.encode(value)
+        case .number(let value): try container.encode(value)
+        case .integer(let value): try container.encode(value)
+        case .array(let value): try container.encode(value)
+        case .object(let value): try container.encode(value)
+        case .null: try container.encodeNil()
+        }
+    }
+
+    var text: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Strings, numbers, arrays and objects: encoding cannot fail.
+        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 }

@@ -9,20 +9,11 @@ import Testing
 /// of the café capture reaches both, each once, as the same JSON; the station says online and, once it has stopped,
 /// offline; no payload carries a password, a key or an advertiser's address.
 @Suite struct MQTTDaemonTests {
-    final class Inbox: @unchecked Sendable {
-        private let lock = NSLock()
-        private var messages: [MQTTMessage] = []
-        func add(_ message: MQTTMessage) { lock.withLock { messages.append(message) } }
-        var all: [MQTTMessage] { lock.withLock { messages } }
-    }
-
-    func until(_ seconds: Double = 30, _ condition: () -> Bool) async -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while !condition() {
-            guard Date() < deadline else { return false }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return true
+    /// A client of the test's own (a watcher, Home Assistant) on the broker's plain listener.
+    static func settings(_ broker: MosquittoBroker, id: String) -> MQTTSettings {
+        MQTTSettings(
+            host: "127.0.0.1", port: broker.port, username: MosquittoBroker.username,
+            password: MosquittoBroker.password, clientID: id)
     }
 
     @Test func everySightingReachesTheBrokerAndTheRegistryOnceAndTheStationEndsOffline() async throws {
@@ -33,15 +24,13 @@ import Testing
         let passwordFile = cafe.directory.file("mqtt-password")
         try "\(MosquittoBroker.password)\n".write(toFile: passwordFile, atomically: true, encoding: .utf8)
 
-        let inbox = Inbox()
+        let inbox = Collected<MQTTMessage>()
         let watcher = try MQTTClient(
-            MQTTSettings(
-                host: "127.0.0.1", port: broker.port, username: MosquittoBroker.username,
-                password: MosquittoBroker.password, clientID: "watcher"),
+            Self.settings(broker, id: "watcher"),
             onMessage: inbox.add)
         watcher.subscribe("beacond/e2e-station/#")
         try watcher.start()
-        #expect(await until { watcher.connection == .connected })
+        #expect(await eventually { watcher.connection == .connected })
 
         let daemon = try cafe.launch(
             [
@@ -52,9 +41,9 @@ import Testing
         let sightingTopic = "beacond/e2e-station/sighting"
         let statusTopic = "beacond/e2e-station/status"
         #expect(
-            await until { inbox.all.filter { $0.topic == sightingTopic }.count >= expected.count },
+            await eventually { inbox.all.filter { $0.topic == sightingTopic }.count >= expected.count },
             "\(inbox.all.count) messages\n\(daemon.stderr)")
-        #expect(await until { inbox.all.last { $0.topic == statusTopic }?.text == "offline" })
+        #expect(await eventually { inbox.all.last { $0.topic == statusTopic }?.text == "offline" })
 
         // Each sighting once on the broker (a duplicate would be a second message with its id), as the registry got it.
         let published = inbox.all.filter { $0.topic == sightingTopic }
@@ -70,15 +59,13 @@ import Testing
         // Online while it ran, offline (retained) once it stopped.
         let statuses = inbox.all.filter { $0.topic == statusTopic }
         #expect(statuses.first?.text == "online" && statuses.last?.text == "offline")
-        let later = Inbox()
+        let later = Collected<MQTTMessage>()
         let latecomer = try MQTTClient(
-            MQTTSettings(
-                host: "127.0.0.1", port: broker.port, username: MosquittoBroker.username,
-                password: MosquittoBroker.password, clientID: "latecomer"),
+            Self.settings(broker, id: "latecomer"),
             onMessage: later.add)
         latecomer.subscribe(statusTopic)
         try latecomer.start()
-        #expect(await until { !later.all.isEmpty })
+        #expect(await eventually { !later.all.isEmpty })
         #expect(later.all.first == MQTTMessage(topic: statusTopic, text: "offline", retain: true))
 
         // Nothing private in any payload: the password, the registry's key, an advertiser's address.
@@ -100,16 +87,14 @@ import Testing
         let expected = try await CafeRun.expectedSightingIDs()
         let passwordFile = cafe.directory.file("mqtt-password")
         try "\(MosquittoBroker.password)\n".write(toFile: passwordFile, atomically: true, encoding: .utf8)
-        let inbox = Inbox()
+        let inbox = Collected<MQTTMessage>()
         let homeAssistant = try MQTTClient(
-            MQTTSettings(
-                host: "127.0.0.1", port: broker.port, username: MosquittoBroker.username,
-                password: MosquittoBroker.password, clientID: "home-assistant"),
+            Self.settings(broker, id: "home-assistant"),
             onMessage: inbox.add)
         homeAssistant.subscribe("homeassistant/#")
         homeAssistant.subscribe("beacond/e2e-station/#")
         try homeAssistant.start()
-        #expect(await until { homeAssistant.connection == .connected })
+        #expect(await eventually { homeAssistant.connection == .connected })
 
         // Replayed at full speed and then kept running, as a station on a radio is.
         let daemon = try cafe.launch(
@@ -118,10 +103,10 @@ import Testing
                 "--mqtt-password-file", passwordFile,
             ], name: "ha")
         let configs = { inbox.all.filter { $0.topic.hasPrefix("homeassistant/") && $0.topic.hasSuffix("/config") } }
-        #expect(await until { configs().count == 7 }, "\(inbox.all.map(\.topic))\n\(daemon.stderr)")
+        #expect(await eventually { configs().count == 7 }, "\(inbox.all.map(\.topic))\n\(daemon.stderr)")
         let events = { inbox.all.filter { $0.topic == "beacond/e2e-station/event" } }
         let visits = try await CafeRun.expectedSightings().filter { $0.kind != "update" }
-        #expect(await until(60) { events().count == visits.count }, "\(events().count) of \(visits.count)")
+        #expect(await eventually(within: 60) { events().count == visits.count }, "\(events().count) of \(visits.count)")
         let fired = events().compactMap { FlatJSON.object($0.text) }
         #expect(
             fired.map { "\($0["event_type"] ?? "") \($0["bike_id"] ?? "")" } == visits.map { "\($0.kind) \($0.bike)" })
@@ -131,22 +116,20 @@ import Testing
         // Home Assistant restarts: its birth message brings every config again.
         try await homeAssistant.publish(
             MQTTMessage(topic: "homeassistant/status", text: "online"), within: .seconds(10))
-        #expect(await until { configs().count == 14 }, "\(configs().count) configs")
+        #expect(await eventually { configs().count == 14 }, "\(configs().count) configs")
         #expect(Set(configs().map(\.topic)).count == 7)
         // Retained: a client that subscribes now (Home Assistant after a restart of its own) gets all seven at once.
-        let retained = Inbox()
+        let retained = Collected<MQTTMessage>()
         let newcomer = try MQTTClient(
-            MQTTSettings(
-                host: "127.0.0.1", port: broker.port, username: MosquittoBroker.username,
-                password: MosquittoBroker.password, clientID: "newcomer"),
+            Self.settings(broker, id: "newcomer"),
             onMessage: retained.add)
         newcomer.subscribe("homeassistant/+/beacond_e2e_station/+/config")
         try newcomer.start()
-        #expect(await until { retained.all.count == 7 })
+        #expect(await eventually { retained.all.count == 7 })
         #expect(retained.all.allSatisfy { $0.retain })
 
         // Health and the sensors, from the daemon's own status.
-        #expect(await until { inbox.all.contains { $0.topic == "beacond/e2e-station/state" } })
+        #expect(await eventually { inbox.all.contains { $0.topic == "beacond/e2e-station/state" } })
         let state = try #require(
             inbox.all.last { $0.topic == "beacond/e2e-station/state" }.flatMap { FlatJSON.object($0.text) })
         let status = try #require(cafe.status())
@@ -156,10 +139,10 @@ import Testing
             inbox.all.last { $0.topic == "beacond/e2e-station/health" }.flatMap { FlatJSON.object($0.text) }?["state"]
                 != nil)
 
-        #expect(await until(60) { Set(cafe.registry.sightings.keys) == Set(expected) }, "\(daemon.stderr)")
+        #expect(await eventually(within: 60) { Set(cafe.registry.sightings.keys) == Set(expected) }, "\(daemon.stderr)")
         daemon.terminate()
         #expect(await daemon.waitForExit(seconds: 30) == 0, "\(daemon.stderr)")
-        #expect(await until { inbox.all.last { $0.topic == "beacond/e2e-station/status" }?.text == "offline" })
+        #expect(await eventually { inbox.all.last { $0.topic == "beacond/e2e-station/status" }?.text == "offline" })
     }
 
     /// A wrong password: one clear line in the log however often libmosquitto tries again, the registry served all
@@ -176,9 +159,9 @@ import Testing
                 "--mqtt", "mqtt://127.0.0.1:\(broker.port)", "--mqtt-username", MosquittoBroker.username,
                 "--mqtt-password-file", passwordFile,
             ], name: "refused")
-        #expect(await until(60) { Set(cafe.registry.sightings.keys) == Set(expected) }, "\(daemon.stderr)")
+        #expect(await eventually(within: 60) { Set(cafe.registry.sightings.keys) == Set(expected) }, "\(daemon.stderr)")
         // libmosquitto has tried again (1 s later) and been refused again.
-        #expect(await until { broker.log.components(separatedBy: "not authorised").count > 2 }, "\(broker.log)")
+        #expect(await eventually { broker.log.components(separatedBy: "not authorised").count > 2 }, "\(broker.log)")
         // Once the registry's answers are written down: its line empty, the broker's holding every sighting.
         let report = try #require(
             await cafe.waitForStatus(seconds: 30) {
@@ -191,6 +174,11 @@ import Testing
         #expect(!daemon.stderr.contains("not the password"))
         daemon.terminate()
         #expect(await daemon.waitForExit(seconds: 30) == 0, "\(daemon.stderr)")
+
+        // MQTT taken out of the configuration: what only the broker was owed is let go, and the log says how much.
+        let without = try cafe.launch(["--exit-when-drained"], name: "without-mqtt")
+        #expect(await without.waitForExit(seconds: 60) == 0, "\(without.stderr)")
+        #expect(without.stderr.contains("outbox.abandoned=\(expected.count)"), "\(without.stderr)")
     }
 
     /// The broker goes away for a minute in the middle of a replay and comes back, over mqtts:// with the broker's own
@@ -205,19 +193,17 @@ import Testing
         let passwordFile = cafe.directory.file("mqtt-password")
         try "\(MosquittoBroker.password)\n".write(toFile: passwordFile, atomically: true, encoding: .utf8)
         let sightingTopic = "beacond/e2e-station/sighting"
-        func watch(_ inbox: Inbox, _ id: String) throws -> MQTTClient {
+        func watch(_ inbox: Collected<MQTTMessage>, _ id: String) throws -> MQTTClient {
             let watcher = try MQTTClient(
-                MQTTSettings(
-                    host: "127.0.0.1", port: broker.port, username: MosquittoBroker.username,
-                    password: MosquittoBroker.password, clientID: id),
+                Self.settings(broker, id: id),
                 onMessage: inbox.add)
             watcher.subscribe(sightingTopic)
             try watcher.start()
             return watcher
         }
-        let before = Inbox()
+        let before = Collected<MQTTMessage>()
         let first = try watch(before, "watcher-before")
-        #expect(await until { first.connection == .connected })
+        #expect(await eventually { first.connection == .connected })
 
         // The capture's 41 minutes in about 100 s, so that the replay goes on through the outage.
         var arguments = try cafe.arguments()
@@ -227,7 +213,7 @@ import Testing
                 "--mqtt", "mqtts://127.0.0.1:\(broker.tlsPort)", "--mqtt-ca-file", broker.caFile, "--mqtt-username",
                 MosquittoBroker.username, "--mqtt-password-file", passwordFile,
             ], logDirectory: cafe.directory.path, name: "outage")
-        #expect(await until(60) { !before.all.isEmpty }, "no sighting reached the broker\n\(daemon.stderr)")
+        #expect(await eventually(within: 60) { !before.all.isEmpty }, "no sighting reached the broker\n\(daemon.stderr)")
 
         broker.stop()
         // The first watcher reconnects by itself later; what it got before the outage is what counts from it.
@@ -252,7 +238,7 @@ import Testing
         #expect(backlog?.lastError?.contains("MQTT broker") == true, "\(String(describing: backlog))")
 
         try broker.start()
-        let after = Inbox()
+        let after = Collected<MQTTMessage>()
         let second = try watch(after, "watcher-after")
         defer { second.stop() }
         let recovered = await cafe.waitForStatus(seconds: 120) {
