@@ -45,13 +45,14 @@ public final class MQTTClient: @unchecked Sendable {
         var started = false
         /// Set by `stop()`: the network thread disconnects and ends.
         var stopping = false
+        /// The network thread, while it runs.
+        var thread: pthread_t?
     }
 
     private let host: String
     private let port: Int32
     private let keepAlive: Int32
-    /// The network thread, while it runs; and what ends its wait between reconnection attempts early (`stop()`).
-    private var thread: pthread_t?
+    /// What ends the network thread's wait between reconnection attempts early (`stop()`).
     private let wake = DispatchSemaphore(value: 0)
 
     /// Loads libmosquitto and sets up a client for `settings`; `start()` connects. `onMessage` gets what arrives on
@@ -125,7 +126,7 @@ public final class MQTTClient: @unchecked Sendable {
     /// network thread. Throws only for what no retry would change (settings libmosquitto cannot use).
     public func start() throws(MQTTError) {
         let first = state.withLock { state in
-            defer { state.started = true }
+            defer { (state.started, state.stopping) = (true, false) }
             return !state.started
         }
         guard first else { return }
@@ -147,21 +148,29 @@ public final class MQTTClient: @unchecked Sendable {
                 return nil
             }, context)
         guard created == 0 else { throw MQTTError("cannot start the MQTT network thread: error \(created)") }
-        self.thread = thread
+        // A stop() that came while the thread was being made found none to end: this ends it.
+        let stoppedMeanwhile = state.withLock { state in
+            if state.stopping { return true }
+            state.thread = thread
+            return false
+        }
+        if stoppedMeanwhile {
+            wake.signal()
+            pthread_join(thread, nil)
+        }
     }
 
     /// Disconnects cleanly (the broker does not send the last will) and stops the network thread. Publishers still
     /// waiting for an acknowledgement get an error.
     public func stop() {
-        let started = state.withLock { state in
-            defer { (state.started, state.stopping) = (false, true) }
-            return state.started
+        let thread = state.withLock { state in
+            defer { (state.started, state.stopping, state.thread) = (false, true, nil) }
+            return state.started ? state.thread : nil
         }
-        if started, let thread {
+        if let thread {
             _ = mosquitto_disconnect(mosquitto)
             wake.signal()
             pthread_join(thread, nil)
-            self.thread = nil
         }
         let waiting = state.withLock { state in
             defer { state.waiting = [:] }
