@@ -14,6 +14,14 @@ public protocol CaptureSource: Sendable {
     func now() -> CaptureTime
     /// What the source's times are: wall time (a replay) or nanoseconds of the monotonic clock (a radio).
     var timeBase: CaptureTimeBase { get }
+    /// Whether time passes between adverts, so the engine's ticks close visits by the clock: a radio's and a paced
+    /// replay's. Not a replay at full speed, whose only time is its adverts': a tick's sweep there would fall between
+    /// them wherever the engine happened to be, and the same file would give other visits from run to run.
+    var timePassesBetweenAdverts: Bool { get }
+}
+
+extension CaptureSource {
+    public var timePassesBetweenAdverts: Bool { true }
 }
 
 /// What a capture source's `CaptureTime`s count: wall time since the epoch, or the monotonic clock's nanoseconds,

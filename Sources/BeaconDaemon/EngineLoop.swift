@@ -66,7 +66,7 @@ final class EngineLoop {
             // (a replay's by minutes of capture), and visits whose next adverts wait there would be closed,
             // or their reports moved, depending on how far the engine had got (a replay's ids would differ
             // from run to run). The adverts' own times move the engine on meanwhile.
-            if !capture.status.ended && ring.statistics.depth == 0 {
+            if capture.timePassesBetweenAdverts && !capture.status.ended && ring.statistics.depth == 0 {
                 now = max(now, captureNow)
                 engine.expire(now: now, into: &sightings)
                 take()

@@ -45,6 +45,9 @@ public final class ReplayCapture: CaptureSource {
     /// sightings with the same ids.
     public var timeBase: CaptureTimeBase { .wall }
 
+    /// Only when paced: at full speed the engine's sweeps come with the adverts alone, as `beacond replay`'s do.
+    public var timePassesBetweenAdverts: Bool { speed > 0 }
+
     public func now() -> CaptureTime {
         let last = lastPushed.load(ordering: .acquiring)
         // A replay that is over (or stopping) has no time beyond its last advert.
