@@ -51,7 +51,8 @@ import Testing
         let broker = try MosquittoBroker()
         let client = try MQTTClient(settings(broker, id: "wrong", password: "not the password"))
         try client.start()
-        #expect(await eventually { if case .refused = client.connection { true } else { false } }, "\(client.connection)")
+        #expect(
+            await eventually { if case .refused = client.connection { true } else { false } }, "\(client.connection)")
         #expect(client.connection == .refused("Connection Refused: not authorised."))
         await #expect(throws: MQTTError.self) {
             try await client.publish(MQTTMessage(topic: "beacond/x/sighting", text: "{}"), within: .milliseconds(300))

@@ -44,4 +44,3 @@ func capturingLogger() -> (Logger, InMemoryLogHandler) {
 func logText(_ handler: InMemoryLogHandler) -> String {
     handler.entries.map { "\($0.message) \($0.metadata)" }.joined(separator: "\n")
 }
-
