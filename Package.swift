@@ -263,7 +263,11 @@ let package = Package(
         ),
         // Fixture paths and the expected-decode loader shared by the test targets.
         .target(
-            name: "BeaconTestSupport", dependencies: ["BeaconWire", "BeaconEngine"], path: "Tests/BeaconTestSupport"),
+            name: "BeaconTestSupport",
+            dependencies: [
+                "BeaconWire", "BeaconEngine", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+            ], path: "Tests/BeaconTestSupport"),
     ]
 )
 

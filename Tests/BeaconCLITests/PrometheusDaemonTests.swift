@@ -3,10 +3,6 @@ import BeaconTestSupport
 import Foundation
 import Testing
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// `metrics-listen`: a real Prometheus (Debian's) scrapes the daemon on loopback while it replays the café capture,
 /// and its HTTP API shows `beacond_adverts_received_total` rising. The page itself passes `promtool check metrics`
 /// (Prometheus's own lint of names, types and units) and names no bike and no advertiser.
@@ -68,12 +64,10 @@ import FoundationNetworking
         let daemon = try cafe.launch(["--metrics-listen", "127.0.0.1:\(metricsPort)"], name: "paths")
         #expect(await Self.metricsPage(port: metricsPort) != nil, "\(daemon.stderr)")
         let base = "http://127.0.0.1:\(metricsPort)"
-        #expect(try await Self.status(URLRequest(url: URL(string: base + "/")!)) == 404)
-        #expect(try await Self.status(URLRequest(url: URL(string: base + "/metrics/../status")!)) == 404)
-        var post = URLRequest(url: URL(string: base + "/metrics")!)
-        post.httpMethod = "POST"
-        #expect(try await Self.status(post) == 405)
-        #expect(try await Self.status(URLRequest(url: URL(string: base + "/metrics?debug=1")!)) == 200)
+        #expect(try await LoopbackHTTP.request(base + "/").status == 404)
+        #expect(try await LoopbackHTTP.request(base + "/metrics/../status").status == 404)
+        #expect(try await LoopbackHTTP.request(base + "/metrics", method: "POST").status == 405)
+        #expect(try await LoopbackHTTP.request(base + "/metrics?debug=1").status == 200)
         daemon.terminate()
         #expect(await daemon.waitForExit(seconds: 30) == 0, "\(daemon.stderr)")
     }
@@ -91,20 +85,12 @@ import FoundationNetworking
     static func metricsPage(port: Int) async -> String? {
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
-            if let (body, response) = try? await URLSession.shared.data(
-                from: URL(string: "http://127.0.0.1:\(port)/metrics")!),
-                (response as? HTTPURLResponse)?.statusCode == 200
-            {
-                return String(decoding: body, as: UTF8.self)
+            if let answer = try? await LoopbackHTTP.request("http://127.0.0.1:\(port)/metrics"), answer.status == 200 {
+                return answer.body
             }
             try? await Task.sleep(for: .milliseconds(100))
         }
         return nil
-    }
-
-    static func status(_ request: URLRequest) async throws -> Int {
-        let (_, response) = try await URLSession.shared.data(for: request)
-        return (response as? HTTPURLResponse)?.statusCode ?? 0
     }
 
     /// What `promtool check metrics` says of a page (empty: nothing).

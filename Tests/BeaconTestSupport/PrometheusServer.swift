@@ -1,8 +1,5 @@
 public import Foundation
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -86,8 +83,7 @@ public final class PrometheusServer: @unchecked Sendable {
     }
 
     private func get(_ pathAndQuery: String) async throws -> (status: Int, body: Data) {
-        let url = URL(string: "http://127.0.0.1:\(port)\(pathAndQuery)")!
-        let (body, response) = try await URLSession.shared.data(from: url)
-        return ((response as? HTTPURLResponse)?.statusCode ?? 0, body)
+        let answer = try await LoopbackHTTP.request("http://127.0.0.1:\(port)\(pathAndQuery)")
+        return (answer.status, Data(answer.body.utf8))
     }
 }
