@@ -23,23 +23,8 @@ public final class DaemonProcess {
         try process.run()
     }
 
-    /// What it has written to stderr so far. Read with read(2), not `String(contentsOfFile:)`: FoundationEssentials'
-    /// file reading leaked its buffer when the file grew while it read (LeakSanitizer, in tests polling a running
-    /// server's log).
-    public var stderr: String {
-        let descriptor = open(stderrPath, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return "" }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { break }
-            bytes += chunk[..<count]
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
+    /// What it has written to stderr so far (GrowingFile: the file grows while it is read).
+    public var stderr: String { GrowingFile.text(stderrPath) }
 
     public func terminate() { process.terminate() }
 

@@ -93,7 +93,7 @@ public final class MosquittoBroker: @unchecked Sendable {
     }
 
     /// What the broker logged, for a failure's message.
-    public var log: String { (try? String(contentsOfFile: directory.file("broker.log"), encoding: .utf8)) ?? "" }
+    public var log: String { GrowingFile.text(directory.file("broker.log")) }
 
     private static func shell(_ script: String) throws {
         let shell = Process()

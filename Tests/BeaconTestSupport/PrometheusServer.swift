@@ -35,7 +35,9 @@ public final class PrometheusServer: @unchecked Sendable {
         process.standardOutput = log
         process.standardError = log
         try process.run()
-        let deadline = Date().addingTimeInterval(30)
+        // A ceiling for a loaded machine (the whole suite under a sanitizer starts everything at once), never what a
+        // start here waits: about a second.
+        let deadline = Date().addingTimeInterval(120)
         while (try? await get("/-/ready")).map({ $0.status == 200 }) != true {
             guard process.isRunning, Date() < deadline else {
                 throw FixtureError("prometheus did not start: \(self.log)")
@@ -51,7 +53,7 @@ public final class PrometheusServer: @unchecked Sendable {
         directory.remove()
     }
 
-    public var log: String { (try? String(contentsOfFile: directory.file("prometheus.log"), encoding: .utf8)) ?? "" }
+    public var log: String { GrowingFile.text(directory.file("prometheus.log")) }
 
     /// One series' samples between two times, one a second, through `/api/v1/query_range`: (time, value) pairs.
     public func range(_ query: String, from start: Date, to end: Date) async throws -> [(Double, Double)] {
