@@ -73,7 +73,7 @@ let package = Package(
         .target(name: "CMosquittoLoad", dependencies: ["CMosquitto", "CLazyLibrary"]),
         // An MQTT client over libmosquitto: QoS 1 publishing awaited to the broker's acknowledgement, subscriptions
         // kept across reconnections, a last will, TLS with the broker's certificate verified.
-        .target(name: "BeaconMQTT", dependencies: ["CMosquitto", "CMosquittoLoad", "CSystemShims"]),
+        .target(name: "BeaconMQTT", dependencies: ["CMosquitto", "CMosquittoLoad", "CSystemShims", "BeaconPOSIX"]),
         // GNU extensions of the C library that Glibc's Swift module leaves out (thread names, adjtimex).
         .target(name: "CSystemShims"),
         // A small typed layer over libdbus: connection, method calls that keep serving incoming calls while

@@ -1,3 +1,5 @@
+import BeaconPOSIX
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,30 +16,11 @@ public struct MetricsAddress: Sendable, Equatable, CustomStringConvertible {
     public var port: Int
 
     public init?(_ text: String) {
-        let host: Substring
-        var portText: Substring?
-        if text.hasPrefix("[") {
-            guard let close = text.firstIndex(of: "]") else { return nil }
-            host = text[text.index(after: text.startIndex)..<close]
-            let after = text[text.index(after: close)...]
-            if !after.isEmpty {
-                guard after.hasPrefix(":") else { return nil }
-                portText = after.dropFirst()
-            }
-            guard Self.isAddress(host, family: AF_INET6) else { return nil }
-        } else {
-            let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
-            host = parts[0]
-            portText = parts.count == 2 ? parts[1] : nil
-            guard Self.isAddress(host, family: AF_INET) else { return nil }
-        }
-        var port = Self.defaultPort
-        if let portText {
-            guard let number = Int(portText), (1...65_535).contains(number) else { return nil }
-            port = number
-        }
-        self.host = String(host)
-        self.port = port
+        guard let parsed = HostAndPort(Substring(text), defaultPort: Self.defaultPort),
+            Self.isAddress(parsed.host, family: parsed.bracketed ? AF_INET6 : AF_INET)
+        else { return nil }
+        host = String(parsed.host)
+        port = parsed.port
     }
 
     /// Whether it is reachable from other machines: worth a warning, the metrics being nobody else's business.
