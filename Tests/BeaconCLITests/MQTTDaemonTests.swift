@@ -9,11 +9,27 @@ import Testing
 /// of the café capture reaches both, each once, as the same JSON; the station says online and, once it has stopped,
 /// offline; no payload carries a password, a key or an advertiser's address.
 @Suite struct MQTTDaemonTests {
-    /// A client of the test's own (a watcher, Home Assistant) on the broker's plain listener.
-    static func settings(_ broker: MosquittoBroker, id: String) -> MQTTSettings {
-        MQTTSettings(
-            host: "127.0.0.1", port: broker.port, username: MosquittoBroker.username,
-            password: MosquittoBroker.password, clientID: id)
+    /// A client of the test's own (a watcher, Home Assistant) on the broker's plain listener, subscribed to `topics`
+    /// and started, and what it receives.
+    static func watch(_ broker: MosquittoBroker, id: String, _ topics: String...) throws -> (
+        MQTTClient, Collected<MQTTMessage>
+    ) {
+        let inbox = Collected<MQTTMessage>()
+        let client = try MQTTClient(
+            MQTTSettings(
+                host: "127.0.0.1", port: broker.port, username: MosquittoBroker.username,
+                password: MosquittoBroker.password, clientID: id),
+            onMessage: inbox.add)
+        for topic in topics { client.subscribe(topic) }
+        try client.start()
+        return (client, inbox)
+    }
+
+    /// The station's password file in the café's directory, holding `password` and a newline.
+    static func passwordFile(_ cafe: CafeRun, _ password: String = MosquittoBroker.password) throws -> String {
+        let path = cafe.directory.file("mqtt-password")
+        try "\(password)\n".write(toFile: path, atomically: true, encoding: .utf8)
+        return path
     }
 
     @Test func everySightingReachesTheBrokerAndTheRegistryOnceAndTheStationEndsOffline() async throws {
@@ -21,15 +37,9 @@ import Testing
         let cafe = try await CafeRun.start("beacond-mqtt")
         defer { cafe.stop() }
         let expected = try await CafeRun.expectedSightingIDs()
-        let passwordFile = cafe.directory.file("mqtt-password")
-        try "\(MosquittoBroker.password)\n".write(toFile: passwordFile, atomically: true, encoding: .utf8)
+        let passwordFile = try Self.passwordFile(cafe)
 
-        let inbox = Collected<MQTTMessage>()
-        let watcher = try MQTTClient(
-            Self.settings(broker, id: "watcher"),
-            onMessage: inbox.add)
-        watcher.subscribe("beacond/e2e-station/#")
-        try watcher.start()
+        let (watcher, inbox) = try Self.watch(broker, id: "watcher", "beacond/e2e-station/#")
         #expect(await eventually { watcher.connection == .connected })
 
         let daemon = try cafe.launch(
@@ -59,12 +69,7 @@ import Testing
         // Online while it ran, offline (retained) once it stopped.
         let statuses = inbox.all.filter { $0.topic == statusTopic }
         #expect(statuses.first?.text == "online" && statuses.last?.text == "offline")
-        let later = Collected<MQTTMessage>()
-        let latecomer = try MQTTClient(
-            Self.settings(broker, id: "latecomer"),
-            onMessage: later.add)
-        latecomer.subscribe(statusTopic)
-        try latecomer.start()
+        let (latecomer, later) = try Self.watch(broker, id: "latecomer", statusTopic)
         #expect(await eventually { !later.all.isEmpty })
         #expect(later.all.first == MQTTMessage(topic: statusTopic, text: "offline", retain: true))
 
@@ -85,15 +90,9 @@ import Testing
         let cafe = try await CafeRun.start("beacond-ha")
         defer { cafe.stop() }
         let expected = try await CafeRun.expectedSightingIDs()
-        let passwordFile = cafe.directory.file("mqtt-password")
-        try "\(MosquittoBroker.password)\n".write(toFile: passwordFile, atomically: true, encoding: .utf8)
-        let inbox = Collected<MQTTMessage>()
-        let homeAssistant = try MQTTClient(
-            Self.settings(broker, id: "home-assistant"),
-            onMessage: inbox.add)
-        homeAssistant.subscribe("homeassistant/#")
-        homeAssistant.subscribe("beacond/e2e-station/#")
-        try homeAssistant.start()
+        let passwordFile = try Self.passwordFile(cafe)
+        let (homeAssistant, inbox) = try Self.watch(
+            broker, id: "home-assistant", "homeassistant/#", "beacond/e2e-station/#")
         #expect(await eventually { homeAssistant.connection == .connected })
 
         // Replayed at full speed and then kept running, as a station on a radio is.
@@ -119,12 +118,8 @@ import Testing
         #expect(await eventually { configs().count == 14 }, "\(configs().count) configs")
         #expect(Set(configs().map(\.topic)).count == 7)
         // Retained: a client that subscribes now (Home Assistant after a restart of its own) gets all seven at once.
-        let retained = Collected<MQTTMessage>()
-        let newcomer = try MQTTClient(
-            Self.settings(broker, id: "newcomer"),
-            onMessage: retained.add)
-        newcomer.subscribe("homeassistant/+/beacond_e2e_station/+/config")
-        try newcomer.start()
+        let (newcomer, retained) = try Self.watch(
+            broker, id: "newcomer", "homeassistant/+/beacond_e2e_station/+/config")
         #expect(await eventually { retained.all.count == 7 })
         #expect(retained.all.allSatisfy { $0.retain })
 
@@ -152,8 +147,7 @@ import Testing
         let cafe = try await CafeRun.start("beacond-mqtt-refused")
         defer { cafe.stop() }
         let expected = try await CafeRun.expectedSightingIDs()
-        let passwordFile = cafe.directory.file("mqtt-password")
-        try "not the password\n".write(toFile: passwordFile, atomically: true, encoding: .utf8)
+        let passwordFile = try Self.passwordFile(cafe, "not the password")
         let daemon = try cafe.launch(
             [
                 "--mqtt", "mqtt://127.0.0.1:\(broker.port)", "--mqtt-username", MosquittoBroker.username,
@@ -190,19 +184,9 @@ import Testing
         let cafe = try await CafeRun.start("beacond-mqtt-outage")
         defer { cafe.stop() }
         let expected = try await CafeRun.expectedSightingIDs()
-        let passwordFile = cafe.directory.file("mqtt-password")
-        try "\(MosquittoBroker.password)\n".write(toFile: passwordFile, atomically: true, encoding: .utf8)
+        let passwordFile = try Self.passwordFile(cafe)
         let sightingTopic = "beacond/e2e-station/sighting"
-        func watch(_ inbox: Collected<MQTTMessage>, _ id: String) throws -> MQTTClient {
-            let watcher = try MQTTClient(
-                Self.settings(broker, id: id),
-                onMessage: inbox.add)
-            watcher.subscribe(sightingTopic)
-            try watcher.start()
-            return watcher
-        }
-        let before = Collected<MQTTMessage>()
-        let first = try watch(before, "watcher-before")
+        let (first, before) = try Self.watch(broker, id: "watcher-before", sightingTopic)
         #expect(await eventually { first.connection == .connected })
 
         // The capture's 41 minutes in about 100 s, so that the replay goes on through the outage.
@@ -239,8 +223,7 @@ import Testing
         #expect(backlog?.lastError?.contains("MQTT broker") == true, "\(String(describing: backlog))")
 
         try broker.start()
-        let after = Collected<MQTTMessage>()
-        let second = try watch(after, "watcher-after")
+        let (second, after) = try Self.watch(broker, id: "watcher-after", sightingTopic)
         defer { second.stop() }
         // Every sighting made (the last exit comes a little after the capture's end, when its visit times out) and
         // every line of the outbox empty.
