@@ -66,6 +66,62 @@ import Testing
         #expect(counts.owed == 0 && counts.delivered == 40 && counts.abandoned == 0, "\(counts)")
     }
 
+    /// Two servers' batches holding the same sightings in crossed orders (a station posts to both, or retries on
+    /// the other): each insert waits for a row the other holds. PostgreSQL ends such a deadlock by rolling one
+    /// statement back, which the stations once saw as a 503 (CI, under the whole suite's load); every post must
+    /// be answered, each sighting recorded once and its message owed once.
+    @Test func crossedBatchesOnTwoServersAreAllRecordedOnce() async throws {
+        let directory = try TemporaryDirectory("bike-registry-shared")
+        defer { directory.remove() }
+        let database = try await TestDatabase.make(.postgres, in: directory.path)
+        let stores = [try await database.open(), try await database.open()]
+        defer {
+            Task {
+                for store in stores { await store.close() }
+                await database.drop()
+            }
+        }
+        _ = try await stores[0].addStation(name: "Ace", latitude: 51.5, longitude: -0.2)
+        let station = try #require(try await stores[0].stations().first)
+        guard
+            case .registered(let registration) = try await stores[0].register(
+                NewBike(
+                    uuid: "21EECF71-D5C7-4A00-9B90-27C94B5146EA", major: 1, minor: 7, make: "a", model: "b",
+                    colour: "c"))
+        else {
+            Issue.record("minor 7 taken")
+            return
+        }
+        _ = try await stores[1].update(
+            id: registration.bike.id, ownerToken: registration.ownerToken,
+            BikeChange(missing: true, webhookURL: .some("http://127.0.0.1:9/hook")))
+
+        // Rounds of sixty, each round posted to one server in order and to the other in reverse at once, so their
+        // batches meet in the middle.
+        var outcomes: [RecordOutcome] = []
+        for round in 0..<20 {
+            let sightings = (0..<60).map { visit in
+                let seen = Date(timeIntervalSince1970: 1_717_228_800 + Double(round * 60 + visit) * 60)
+                return SightingReport(
+                    sightingId: UUID().uuidString.lowercased(), bikeId: registration.bike.id, kind: .enter,
+                    date: seen, firstSeen: seen, lastSeen: seen, proximity: "near", rssi: -60, count: 1)
+            }
+            outcomes += try await withThrowingTaskGroup(of: RecordOutcome.self) { group in
+                for (store, order) in [(stores[0], sightings), (stores[1], sightings.reversed())] {
+                    for sighting in order {
+                        group.addTask { try await store.record(sighting, from: station) }
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+        }
+        #expect(outcomes.count == 2400)
+        #expect(outcomes.filter { $0 == .repeated }.count == 1200)
+        #expect(outcomes.filter { $0 == .recorded(notifications: 1) }.count == 1200)
+        let counts = try await stores[0].notificationCounts()
+        #expect(counts.owed == 1200, "\(counts)")
+    }
+
     @Test func serversStartingTogetherOnANewDatabaseMigrateItOnce() async throws {
         let directory = try TemporaryDirectory("bike-registry-shared")
         defer { directory.remove() }

@@ -72,13 +72,22 @@ public final class PostgresRegistryStore: RegistryStore {
     }
 
     /// A prepared statement outside a transaction (parsed and planned once per connection), its rows collected.
+    /// A statement PostgreSQL rolled back whole to break a deadlock is run again, within the same deadline: on its
+    /// own it is atomic, so running it again is exactly what was asked, and the other party has gone on.
     static func prepared<Statement: PostgresPreparedStatement>(
         _ statement: Statement, client: PostgresClient, logger: Logger
     ) async throws -> [Statement.Row] where Statement.Row: Sendable {
         try await within(deadline) {
-            var rows: [Statement.Row] = []
-            for try await row in try await client.execute(statement, logger: logger) { rows.append(row) }
-            return rows
+            while true {
+                do {
+                    var rows: [Statement.Row] = []
+                    for try await row in try await client.execute(statement, logger: logger) { rows.append(row) }
+                    return rows
+                } catch let error as PSQLError where PostgresFailure.isRolledBackToBeRunAgain(error) {
+                    logger.info("a statement was rolled back to break a deadlock and is run again")
+                    try await Task.sleep(for: .milliseconds(Int.random(in: 5...50)))
+                }
+            }
         }
     }
 
@@ -120,6 +129,11 @@ public final class PostgresRegistryStore: RegistryStore {
 /// postgres-nio's errors, said for an operator: the server's own message and SQLSTATE, or what failed on the way.
 /// Never the query's values, which may hold a webhook secret.
 enum PostgresFailure {
+    /// deadlock_detected and serialization_failure: the statement was rolled back whole and nothing of it stays.
+    static func isRolledBackToBeRunAgain(_ error: PSQLError) -> Bool {
+        ["40P01", "40001"].contains(error.serverInfo?[.sqlState])
+    }
+
     static func describe(_ error: any Error) -> String {
         switch error {
         case let error as RegistryStoreError:
