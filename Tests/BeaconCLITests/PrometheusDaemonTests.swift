@@ -20,7 +20,9 @@ import Testing
             arguments + ["--metrics-listen", "127.0.0.1:\(metricsPort)"], logDirectory: cafe.directory.path,
             name: "metrics")
 
-        let page = try #require(await Self.metricsPage(port: metricsPort), "no /metrics\n\(daemon.stderr)")
+        let page = try #require(
+            await Self.metricsPage(port: metricsPort, of: daemon),
+            "no /metrics (running: \(daemon.process.isRunning))\n\(daemon.stderr)")
         let finished = await cafe.waitForStatus(seconds: 60) { $0.capture.state == "finished" }
         let total = try #require(finished?.capture.adverts, "the replay did not finish\n\(daemon.stderr)")
         // Two scrapes more, so that Prometheus has the final count.
@@ -62,7 +64,7 @@ import Testing
         let cafe = try await CafeRun.start("beacond-metrics-paths")
         defer { cafe.stop() }
         let daemon = try cafe.launch(["--metrics-listen", "127.0.0.1:\(metricsPort)"], name: "paths")
-        #expect(await Self.metricsPage(port: metricsPort) != nil, "\(daemon.stderr)")
+        #expect(await Self.metricsPage(port: metricsPort, of: daemon) != nil, "\(daemon.stderr)")
         let base = "http://127.0.0.1:\(metricsPort)"
         #expect(try await LoopbackHTTP.request(base + "/").status == 404)
         #expect(try await LoopbackHTTP.request(base + "/metrics/../status").status == 404)
@@ -82,9 +84,10 @@ import Testing
         #expect(daemon.stderr.contains("cannot serve metrics on 127.0.0.1:\(prometheus.port)"), "\(daemon.stderr)")
     }
 
-    static func metricsPage(port: Int) async -> String? {
+    /// The page, once the daemon serves it; nil when it has exited or a minute has passed.
+    static func metricsPage(port: Int, of daemon: DaemonProcess) async -> String? {
         let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline {
+        while Date() < deadline && daemon.process.isRunning {
             if let answer = try? await LoopbackHTTP.request("http://127.0.0.1:\(port)/metrics"), answer.status == 200 {
                 return answer.body
             }
