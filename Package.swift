@@ -48,6 +48,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         // bike-registry's PostgreSQL store, for a registry that serves many cafés from more than one machine.
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // bike-registry's owner pages: Mustache templates, which escape what they show.
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
     ],
     targets: [
         // libbluetooth (apt: libbluetooth-dev). Only BeaconCapture imports it.
@@ -180,6 +182,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Mustache", package: "swift-mustache"),
             ]
         ),
         // bike-registry's command line: serve, and the operator's station commands.

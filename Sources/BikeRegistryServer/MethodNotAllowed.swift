@@ -10,6 +10,9 @@ struct MethodNotAllowed<Context: RequestContext>: RouterMiddleware {
             (["bikes"], [.get, .head]), (["sightings"], [.post]), (["owner", "bikes"], [.post]),
             (["owner", "bikes", "*"], [.get, .head, .patch, .delete]),
             (["owner", "bikes", "*", "sightings"], [.get, .head]),
+            // The owner pages.
+            ([], [.get, .head]), (["register"], [.post]), (["my", "*", "*"], [.get, .head]),
+            (["my", "*", "*", "*"], [.post]), (["static", "*"], [.get, .head]),
         ]
     }
 

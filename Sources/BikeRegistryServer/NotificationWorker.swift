@@ -17,22 +17,20 @@ import ServiceLifecycle
 final class NotificationWorker: Service {
     private let database: any RegistryStore
     private let doorbell: Doorbell
-    private let targets: NotificationTargetPolicy
-    private let client: HTTPClient
+    private let sender: NotificationSender
     private let logger: Logger
     private let retryBase: Double
     static let concurrency = 8
     static let giveUpAfter: TimeInterval = 3 * 86_400
 
     init(
-        database: any RegistryStore, doorbell: Doorbell, targets: NotificationTargetPolicy, client: HTTPClient,
-        retryBase: Duration, logger: Logger
+        database: any RegistryStore, doorbell: Doorbell, sender: NotificationSender, retryBase: Duration,
+        logger: Logger
     ) {
         self.retryBase = Double(retryBase.components.seconds) + Double(retryBase.components.attoseconds) / 1e18
         self.database = database
         self.doorbell = doorbell
-        self.targets = targets
-        self.client = client
+        self.sender = sender
         self.logger = logger
     }
 
@@ -74,7 +72,7 @@ final class NotificationWorker: Service {
             "notification.id": "\(notification.id)", "notification.channel": "\(notification.channel.rawValue)",
             "bike.id": "\(notification.bikeId)",
         ]
-        switch await attempt(notification) {
+        switch await sender.attempt(notification) {
         case .delivered:
             logger.info("notification delivered", metadata: metadata)
             return .delivered
@@ -94,55 +92,6 @@ final class NotificationWorker: Service {
                 "notification retried later",
                 metadata: metadata.merging(["reason": "\(reason)", "retry.seconds": "\(Int(wait))"]) { $1 })
             return .retry(at: Date().addingTimeInterval(wait), error: reason)
-        }
-    }
-
-    enum Outcome {
-        case delivered
-        case gone
-        case retry(String, retryAfter: TimeInterval?)
-    }
-
-    private func attempt(_ notification: PendingNotification) async -> Outcome {
-        if let refusal = await targets.refusal(for: notification.target) {
-            return .retry("target refused: \(refusal)", retryAfter: 3600)
-        }
-        var request = HTTPClientRequest(url: notification.target)
-        request.method = .POST
-        switch notification.channel {
-        case .webhook:
-            let timestamp = Int(Date().timeIntervalSince1970)
-            guard
-                let signature = WebhookSignature.sign(
-                    id: notification.id, timestamp: timestamp, body: notification.payload,
-                    secret: notification.webhookSecret)
-            else { return .retry("the bike's webhook secret is malformed", retryAfter: nil) }
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.headers.add(name: "webhook-id", value: notification.id)
-            request.headers.add(name: "webhook-timestamp", value: String(timestamp))
-            request.headers.add(name: "webhook-signature", value: signature)
-            request.body = .bytes(ByteBuffer(string: notification.payload))
-        case .ntfy:
-            guard let payload = try? NotificationPayload.decode(notification.payload) else {
-                return .retry("unreadable payload", retryAfter: 3600)
-            }
-            let message = NtfyMessage(payload)
-            for (name, value) in message.headers { request.headers.add(name: name, value: value) }
-            request.body = .bytes(ByteBuffer(string: message.body))
-        }
-        request.headers.add(name: "User-Agent", value: "bike-registry")
-        do {
-            let response = try await client.execute(request, timeout: .seconds(15))
-            _ = try? await response.body.collect(upTo: 64 * 1024)
-            switch response.status.code {
-            case 200..<300: return .delivered
-            case 410: return .gone
-            default:
-                let retryAfter = response.headers.first(name: "Retry-After").flatMap(TimeInterval.init)
-                return .retry("HTTP \(response.status.code)", retryAfter: retryAfter)
-            }
-        } catch {
-            return .retry("\(error)", retryAfter: nil)
         }
     }
 }

@@ -21,12 +21,19 @@ struct NtfyMessage: Equatable {
             body = "Your bike was heard at \(station.name) (\(place)) at \(time) UTC, \(payload.data.proximity)."
         case .left:
             body = "Your bike is no longer heard at \(station.name) (\(place)); last heard at \(time) UTC."
+        case .test:
+            body =
+                "A test from bike-registry at \(time) UTC: when a station hears your missing bike, a message here "
+                + "says where."
         }
+        let title: String =
+            switch payload.type {
+            case .seen: "Bike seen at \(station.name)"
+            case .left: "Bike left \(station.name)"
+            case .test: "Test from bike-registry"
+            }
         headers = [
-            (
-                "Title",
-                Self.headerValue(payload.type == .seen ? "Bike seen at \(station.name)" : "Bike left \(station.name)")
-            ),
+            ("Title", Self.headerValue(title)),
             ("Tags", payload.type == .seen ? "motorcycle,warning" : "motorcycle"),
             ("Priority", payload.type == .seen ? "high" : "default"),
             (

@@ -106,26 +106,38 @@ struct RegistrationBody: Decodable {
         let container = try decoder.container(keyedBy: AnyKey.self)
         try container.refuseUnknown(["uuid", "major", "minor", "make", "model", "colour"])
         func text(_ name: String) throws -> String {
+            try container.decode(String.self, forKey: AnyKey(stringValue: name))
+        }
+        func number(_ name: String) throws -> Int {
+            try container.decode(Int.self, forKey: AnyKey(stringValue: name))
+        }
+        bike = try NewBikeFields.checked(
+            uuid: try text("uuid"), major: try number("major"), minor: try number("minor"), make: try text("make"),
+            model: try text("model"), colour: try text("colour"))
+    }
+}
+
+/// A new bike's fields as the API and the registration page both check them.
+enum NewBikeFields {
+    static func checked(uuid: String, major: Int, minor: Int, make: String, model: String, colour: String) throws
+        -> NewBike
+    {
+        func text(_ value: String, _ name: String) throws -> String {
             // Counted in code points, as JSON Schema's maxLength counts.
-            let value = try container.decode(String.self, forKey: AnyKey(stringValue: name))
             guard (1...100).contains(value.unicodeScalars.count) else {
                 throw FieldError("\(name) is 1 to 100 characters")
             }
             try FieldError.refuseControlCharacters(value, in: name)
             return value
         }
-        func number(_ name: String) throws -> Int {
-            let value = try container.decode(Int.self, forKey: AnyKey(stringValue: name))
+        func number(_ value: Int, _ name: String) throws -> Int {
             guard (0...65535).contains(value) else { throw FieldError("\(name) is 0 to 65535") }
             return value
         }
-        guard let uuid = UUID(uuidString: try container.decode(String.self, forKey: AnyKey(stringValue: "uuid"))) else {
-            throw FieldError("uuid is not a UUID")
-        }
-        bike = NewBike(
-            uuid: uuid.uuidString, major: try number("major"), minor: try number("minor"), make: try text("make"),
-            model: try text("model"),
-            colour: try text("colour"))
+        guard let uuid = UUID(uuidString: uuid) else { throw FieldError("uuid is not a UUID") }
+        return NewBike(
+            uuid: uuid.uuidString, major: try number(major, "major"), minor: try number(minor, "minor"),
+            make: try text(make, "make"), model: try text(model, "model"), colour: try text(colour, "colour"))
     }
 }
 

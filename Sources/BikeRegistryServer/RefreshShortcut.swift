@@ -50,7 +50,8 @@ final class RefreshShortcut: ChannelDuplexHandler, RemovableChannelHandler {
                     head.headerFields = [.eTag: etag, .date: date.now, .server: serverName]
                     context.write(wrapOutboundOut(.head(head)), promise: nil)
                     context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-                    RequestLogLine.write(logger, method: request.method, path: uri.path, status: 304, since: started)
+                    RequestLogLine.write(
+                        logger, method: request.method, path: LoggedPath(uri.path), status: 304, since: started)
                     return
                 }
             }

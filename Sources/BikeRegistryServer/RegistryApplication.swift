@@ -29,13 +29,21 @@ public enum RegistryApplication {
             database: database, limiter: RateLimiter(perMinute: configuration.requestsPerMinute), doorbell: doorbell,
             refreshes: refreshes, snapshot: snapshot)
         stations.add(to: router)
+        // The API and the pages share their limits: a page is no way around the API's.
+        let registrations = RateLimiter<String>(perMinute: configuration.registrationsPerMinute)
+        let ownerRequests = RateLimiter<String>(perMinute: configuration.requestsPerMinute)
         OwnerRoutes(
-            database: database, registrations: RateLimiter(perMinute: configuration.registrationsPerMinute),
-            requests: RateLimiter(perMinute: configuration.requestsPerMinute), targets: targets, snapshot: snapshot
+            database: database, registrations: registrations, requests: ownerRequests, targets: targets,
+            snapshot: snapshot
+        ).add(to: router)
+        let sender = NotificationSender(targets: targets, client: HTTPClient.shared)
+        OwnerPages(
+            database: database, registrations: registrations, requests: ownerRequests,
+            tests: RateLimiter(perMinute: configuration.testsPerMinute), targets: targets, sender: sender,
+            snapshot: snapshot, region: (configuration.pageRegionUUID, configuration.pageRegionMajor)
         ).add(to: router)
         let worker = NotificationWorker(
-            database: database, doorbell: doorbell, targets: targets, client: HTTPClient.shared,
-            retryBase: configuration.retryBase, logger: logger)
+            database: database, doorbell: doorbell, sender: sender, retryBase: configuration.retryBase, logger: logger)
         let notifier = SystemdNotifier(environment: ProcessInfo.processInfo.environment)
         let date = HTTPDate()
         return Application(

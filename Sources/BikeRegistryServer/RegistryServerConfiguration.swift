@@ -18,6 +18,11 @@ public struct RegistryServerConfiguration: Sendable {
     /// How often the stations and the missing list kept in memory are checked against the database
     /// (`RegistrySnapshot`): a revoked key is refused within this.
     public var snapshotInterval: Duration = .milliseconds(250)
+    /// The registration page's prefilled beacon UUID and major: FindMyBike's region, which beacond listens for.
+    public var pageRegionUUID = "21EECF71-D5C7-4A00-9B90-27C94B5146EA"
+    public var pageRegionMajor = 1
+    /// "Send a test" on a bike's page, per bike per minute.
+    public var testsPerMinute = 6
 
     public init(
         host: String = "127.0.0.1", port: Int = 8180, allowPrivateWebhooks: Bool = false,

@@ -2,7 +2,8 @@ import HTTPTypes
 import Hummingbird
 import Logging
 
-/// One log line per request: method, path (never the query, which may carry `?key=`), status and time taken.
+/// One log line per request: method, path (never the query, which may carry `?key=`, nor an owner page's token:
+/// `LoggedPath`), status and time taken.
 struct RequestLog<Context: RequestContext>: RouterMiddleware {
     let logger: Logger
 
@@ -13,14 +14,17 @@ struct RequestLog<Context: RequestContext>: RouterMiddleware {
         do {
             let response = try await next(request, context)
             RequestLogLine.write(
-                logger, method: request.method, path: request.uri.path, status: response.status.code, since: started)
+                logger, method: request.method, path: LoggedPath(request.uri.path), status: response.status.code,
+                since: started)
             return response
         } catch let error as any HTTPResponseError {
             RequestLogLine.write(
-                logger, method: request.method, path: request.uri.path, status: error.status.code, since: started)
+                logger, method: request.method, path: LoggedPath(request.uri.path), status: error.status.code,
+                since: started)
             throw error
         } catch {
-            RequestLogLine.write(logger, method: request.method, path: request.uri.path, status: 500, since: started)
+            RequestLogLine.write(
+                logger, method: request.method, path: LoggedPath(request.uri.path), status: 500, since: started)
             throw error
         }
     }
@@ -29,7 +33,8 @@ struct RequestLog<Context: RequestContext>: RouterMiddleware {
 /// The line itself, also written for the refreshes `RefreshShortcut` answers before the router.
 enum RequestLogLine {
     static func write(
-        _ logger: Logger, method: HTTPRequest.Method, path: String, status: Int, since started: ContinuousClock.Instant
+        _ logger: Logger, method: HTTPRequest.Method, path: LoggedPath, status: Int,
+        since started: ContinuousClock.Instant
     ) {
         let elapsed = ContinuousClock.now - started
         let milliseconds = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
@@ -39,5 +44,17 @@ enum RequestLogLine {
                 "http.method": "\(method.rawValue)", "http.path": "\(path)", "http.status": "\(status)",
                 "http.ms": "\(Int(milliseconds.rounded()))",
             ])
+    }
+}
+
+/// A request's path as the log may keep it: an owner page's token (`/my/<id>/<token>/...`) is written as `-`, since
+/// the path is the page's key.
+struct LoggedPath: CustomStringConvertible {
+    let description: String
+
+    init(_ path: String) {
+        var segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        if segments.count >= 4, segments[0].isEmpty, segments[1] == "my" { segments[3] = "-" }
+        description = segments.joined(separator: "/")
     }
 }

@@ -17,7 +17,8 @@ struct StoreUnavailable<Context: RequestContext>: RouterMiddleware {
             throw error
         } catch {
             logger.error(
-                "the store failed a request", metadata: ["http.path": "\(request.uri.path)", "error": "\(error)"])
+                "the store failed a request",
+                metadata: ["http.path": "\(LoggedPath(request.uri.path))", "error": "\(error)"])
             throw HTTPError(
                 .serviceUnavailable, headers: [.retryAfter: "5"],
                 message: "the registry's database is unavailable; try again shortly")

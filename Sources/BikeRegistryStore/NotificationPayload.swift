@@ -6,6 +6,8 @@ public struct NotificationPayload: Codable, Sendable, Equatable {
     public enum Kind: String, Codable, Sendable {
         case seen = "bike.seen"
         case left = "bike.left"
+        /// Sent from the owner page's "send a test": no station heard anything.
+        case test = "bike.test"
     }
 
     public struct StationPlace: Codable, Sendable, Equatable {
@@ -45,8 +47,23 @@ public struct NotificationPayload: Codable, Sendable, Equatable {
             seenAt: seenAt, proximity: proximity, visitId: visitId)
     }
 
+    /// The owner page's test message: the shape of a real one, from a "station" that says it is a test.
+    public static func test(bikeId: String, now: Date) -> NotificationPayload {
+        NotificationPayload(
+            type: .test, timestamp: now,
+            data: Details(
+                bikeId: bikeId, station: StationPlace(name: "a test from bike-registry", latitude: 0, longitude: 0),
+                seenAt: now, proximity: "near", visitId: "test"))
+    }
+
+    private init(type: Kind, timestamp: Date, data: Details) {
+        self.type = type
+        self.timestamp = timestamp
+        self.data = data
+    }
+
     /// Sorted keys, times in milliseconds (an owner may compare the time with a camera's): what `decode` reads.
-    func json() throws -> String {
+    public func json() throws -> String {
         var json = JSONWriter()
         json.raw("{")
         json.key("data", first: true)

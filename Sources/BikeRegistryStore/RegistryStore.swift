@@ -32,6 +32,9 @@ public protocol RegistryStore: Sendable {
     func bike(id: String, ownerToken: String) async throws -> Bike?
     /// Applies the owner's change; nil when the token is not this bike's owner's.
     func update(id: String, ownerToken: String, _ change: BikeChange) async throws -> Bike?
+    /// Replaces the owner token with a new one, returned once; the old token opens nothing afterwards. Nil when the
+    /// token is not this bike's owner's.
+    func rotateOwnerToken(id: String, ownerToken: String) async throws -> String?
     /// Deletes the bike, its sightings and the notifications still owed for it. False when the token is not its owner's.
     func delete(id: String, ownerToken: String) async throws -> Bool
     /// The missing bikes and the list's version (its ETag), read together.

@@ -9,6 +9,9 @@ public enum Secrets {
         prefix + base64URL(randomBytes(32))
     }
 
+    /// An owner token: `bko_` and 43 base64url characters, which fit in a URL's path as they are.
+    public static func newOwnerToken() -> String { newToken(prefix: "bko_") }
+
     /// A Standard Webhooks secret: `whsec_` and base64 of 24 random bytes; the HMAC key is the decoded bytes.
     public static func newWebhookSecret() -> String {
         "whsec_" + Data(randomBytes(24)).base64EncodedString()

@@ -17,37 +17,9 @@ import Testing
         let testDatabase = try await TestDatabase.make(store, in: directory.path)
         defer { Task { await testDatabase.drop() } }
         let database = testDatabase.location
-        let added = try await BeacondRun.run(
-            executable: BeacondRun.registryBinary.path,
-            [
-                "station", "add", "Ace Café", "--latitude", "51.5412", "--longitude", "-0.2769", "--json", "--database",
-                database,
-            ])
-        #expect(added.status == 0, "\(added.stderr)")
-        let addedStation = try #require(
-            try JSONSerialization.jsonObject(with: Data(added.stdout.utf8)) as? [String: String])
-        #expect(addedStation["name"] == "Ace Café")
-        let key = try #require(addedStation["key"])
-
-        // As systemd runs it (Type=notify): READY=1 once it listens.
-        let notify = try NotifyListener(path: directory.file("notify.sock"))
-        let server = try DaemonProcess(
-            ["serve", "--listen", "127.0.0.1:0", "--database", database, "--allow-private-webhooks"],
-            executable: BeacondRun.registryBinary,
-            environment: ["NOTIFY_SOCKET": notify.path], logDirectory: directory.path, name: "registry")
-        var port: Int?
-        for _ in 0..<200 where port == nil {
-            port =
-                server.stderr.split(separator: "\n").lazy.compactMap { line in
-                    line.firstRange(of: "address=127.0.0.1:").flatMap {
-                        Int(line[$0.upperBound...].prefix { $0.isNumber })
-                    }
-                }.first
-            if port == nil { try await Task.sleep(for: .milliseconds(50)) }
-        }
-        let registry = RegistryClient(
-            baseURL: "http://127.0.0.1:\(try #require(port, "no listening line: \(server.stderr)"))")
-        #expect(notify.receive().flatMap { $0 }.contains("READY=1"), "READY=1 once listening")
+        let process = try await RegistryProcess.start(database: database, in: directory)
+        let (server, registry, key) = (process.server, process.client, process.stationKey)
+        #expect(process.notify.receive().flatMap { $0 }.contains("READY=1"), "READY=1 once listening")
         let receiver = NotificationReceiver()
         try await receiver.start()
         defer { Task { await receiver.stop() } }

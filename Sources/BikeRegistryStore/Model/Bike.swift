@@ -13,6 +13,9 @@ public struct Bike: Sendable, Equatable {
     public var webhookURL: String?
     public var ntfyURL: String?
     public var createdAt: Date
+    /// The `whsec_` secret its webhook messages are signed with: the owner was shown it once, at registration; the
+    /// server needs it to sign (a message, or the owner page's test).
+    public var webhookSecret: String
 }
 
 /// What an owner registers.
@@ -74,7 +77,7 @@ public enum RegisterOutcome: Sendable {
 /// A registration's new values, made once whichever store keeps them.
 struct NewBikeRecord {
     var id = Secrets.newID(prefix: "bike_")
-    var ownerToken = Secrets.newToken(prefix: "bko_")
+    var ownerToken = Secrets.newOwnerToken()
     var webhookSecret = Secrets.newWebhookSecret()
     var bike: NewBike
 
@@ -88,7 +91,7 @@ struct NewBikeRecord {
             bike: Bike(
                 id: id, uuid: bike.uuid, major: bike.major, minor: bike.minor, make: bike.make, model: bike.model,
                 colour: bike.colour,
-                missing: false, webhookURL: nil, ntfyURL: nil, createdAt: createdAt),
+                missing: false, webhookURL: nil, ntfyURL: nil, createdAt: createdAt, webhookSecret: webhookSecret),
             ownerToken: ownerToken, webhookSecret: webhookSecret)
     }
 }

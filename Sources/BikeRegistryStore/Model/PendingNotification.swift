@@ -14,4 +14,18 @@ public struct PendingNotification: Sendable, Equatable {
     /// The bike's `whsec_` secret, for signing.
     public var webhookSecret: String
     public var createdAt: Date
+
+    public init(
+        id: String, bikeId: String, channel: Channel, target: String, payload: String, attempts: Int,
+        webhookSecret: String, createdAt: Date
+    ) {
+        self.id = id
+        self.bikeId = bikeId
+        self.channel = channel
+        self.target = target
+        self.payload = payload
+        self.attempts = attempts
+        self.webhookSecret = webhookSecret
+        self.createdAt = createdAt
+    }
 }

@@ -3,7 +3,8 @@ import Logging
 import PostgresNIO
 
 extension PostgresRegistryStore {
-    static let bikeColumns = "id, uuid, major, minor, make, model, colour, missing, webhookURL, ntfyURL, createdAt"
+    static let bikeColumns =
+        "id, uuid, major, minor, make, model, colour, missing, webhookURL, ntfyURL, createdAt, webhookSecret"
 
     public func register(_ new: NewBike, now: Date) async throws -> RegisterOutcome {
         let record = NewBikeRecord(new)
@@ -48,6 +49,16 @@ extension PostgresRegistryStore {
             ).collect()
                 .first.map(Bike.init(row:))
         }
+    }
+
+    public func rotateOwnerToken(id: String, ownerToken: String) async throws -> String? {
+        let new = Secrets.newOwnerToken()
+        let rotated = try await rows(
+            """
+            UPDATE bike SET ownerTokenHash = \(Secrets.hash(new))
+            WHERE id = \(id) AND ownerTokenHash = \(Secrets.hash(ownerToken)) RETURNING 1
+            """)
+        return rotated.isEmpty ? nil : new
     }
 
     public func delete(id: String, ownerToken: String) async throws -> Bool {
@@ -108,11 +119,12 @@ extension PostgresRegistryStore {
 extension Bike {
     /// A row of `PostgresRegistryStore.bikeColumns`.
     init(row: PostgresRow) throws {
-        let (id, uuid, major, minor, make, model, colour, missing, webhookURL, ntfyURL, createdAt) = try row.decode(
-            (String, String, Int, Int, String, String, String, Bool, String?, String?, Double).self)
+        let (id, uuid, major, minor, make, model, colour, missing, webhookURL, ntfyURL, createdAt, webhookSecret) =
+            try row.decode(
+                (String, String, Int, Int, String, String, String, Bool, String?, String?, Double, String).self)
         self.init(
             id: id, uuid: uuid, major: major, minor: minor, make: make, model: model, colour: colour, missing: missing,
             webhookURL: webhookURL,
-            ntfyURL: ntfyURL, createdAt: PostgresRegistryStore.date(createdAt))
+            ntfyURL: ntfyURL, createdAt: PostgresRegistryStore.date(createdAt), webhookSecret: webhookSecret)
     }
 }

@@ -50,6 +50,17 @@ extension SQLiteRegistryStore {
         }
     }
 
+    public func rotateOwnerToken(id: String, ownerToken: String) async throws -> String? {
+        let new = Secrets.newOwnerToken()
+        let rotated = try await pool.write { db in
+            try db.execute(
+                sql: "UPDATE bike SET ownerTokenHash = ? WHERE id = ? AND ownerTokenHash = ?",
+                arguments: [Secrets.hash(new), id, Secrets.hash(ownerToken)])
+            return db.changesCount > 0
+        }
+        return rotated ? new : nil
+    }
+
     public func delete(id: String, ownerToken: String) async throws -> Bool {
         let hash = Secrets.hash(ownerToken)
         return try await pool.write { db in
@@ -104,6 +115,6 @@ extension Bike {
             id: row["id"], uuid: row["uuid"], major: row["major"], minor: row["minor"], make: row["make"],
             model: row["model"],
             colour: row["colour"], missing: row["missing"], webhookURL: row["webhookURL"], ntfyURL: row["ntfyURL"],
-            createdAt: SQLiteRegistryStore.date(row["createdAt"]))
+            createdAt: SQLiteRegistryStore.date(row["createdAt"]), webhookSecret: row["webhookSecret"])
     }
 }

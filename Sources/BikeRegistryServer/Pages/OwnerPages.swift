@@ -1,0 +1,284 @@
+import BikeRegistryStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// The owner's web pages, beside the JSON API and on the same store (a bike reported missing here is in the
+/// stations' list at once): `/` registers a bike; `/my/<id>/<token>` is the bike's private page, its owner token in
+/// the path, never in a query (`RequestLog` writes such a path without it), and works with no cookie and no script.
+/// Every form posts back here with a CSRF token (`PageCSRF`); each post answers 303 to the page, or the page again
+/// with what was wrong.
+struct OwnerPages: Sendable {
+    let database: any RegistryStore
+    /// Registrations by address, shared with the API's.
+    let registrations: RateLimiter<String>
+    /// Requests by owner token's hash, shared with the API's.
+    let requests: RateLimiter<String>
+    /// "Send a test" by bike: each sends a request to an address the owner chose.
+    let tests: RateLimiter<String>
+    let targets: NotificationTargetPolicy
+    let sender: NotificationSender
+    let snapshot: RegistrySnapshot
+    let region: (uuid: String, major: Int)
+    let renderer = PageRenderer()
+    /// Sightings shown on a bike's page, newest first: a page stays well under 50 KB.
+    static let sightingsShown = 50
+
+    func add<Context: RemoteAddressRequestContext>(to router: Router<Context>) {
+        router.get("/") { request, _ in registerPage(request) }
+        router.post("register") { request, context in try await register(request, address: OwnerRoutes.address(context))
+        }
+        router.get("my/:id/:token") { _, context in try await bikePage(context) }
+        router.post("my/:id/:token/:action") { request, context in try await act(request, context) }
+        router.get("static/style.css") { _, _ in
+            Response(
+                status: .ok, headers: PageHeaders.asset(contentType: "text/css; charset=utf-8"),
+                body: .init(byteBuffer: .init(string: PageAssets.style)))
+        }
+        router.get("static/page.js") { _, _ in
+            Response(
+                status: .ok, headers: PageHeaders.asset(contentType: "text/javascript; charset=utf-8"),
+                body: .init(byteBuffer: .init(string: PageAssets.script)))
+        }
+    }
+
+    // MARK: Registering
+
+    private func registerPage(_ request: Request) -> Response {
+        // The form's token and its cookie: a new pair unless the browser has one already.
+        let csrf = request.cookies[PageCSRF.cookieName]?.value ?? PageCSRF.newCookieValue()
+        return renderer.page(
+            "register", RegisterView(csrf: csrf, uuid: region.uuid, major: String(region.major)), isPrivate: false,
+            extraHeaders: Self.csrfCookie(csrf))
+    }
+
+    private func register(_ request: Request, address: String) async throws -> Response {
+        guard let form = await FormBody.read(request) else { return badForm }
+        let cookie = request.cookies[PageCSRF.cookieName]?.value
+        guard PageCSRF.registrationAccepts(field: form["csrf"], cookie: cookie) else { return refusedCSRF(back: "/") }
+        var view = RegisterView(
+            csrf: form["csrf"] ?? "", uuid: form["uuid"] ?? "", major: form["major"] ?? "", minor: form["minor"] ?? "",
+            make: form["make"] ?? "", model: form["model"] ?? "", colour: form["colour"] ?? "")
+        if let wait = registrations.retryAfter(address) {
+            return renderer.message(
+                "Too many registrations", "Too many registrations from your address; try again in \(wait) s.",
+                status: .tooManyRequests, extraHeaders: [.retryAfter: String(wait)])
+        }
+        let bike: NewBike
+        do {
+            guard let major = Int(view.major), let minor = Int(view.minor) else {
+                throw FieldError("major and minor are whole numbers from 0 to 65535")
+            }
+            bike = try NewBikeFields.checked(
+                uuid: view.uuid.trimmingCharacters(in: .whitespaces), major: major, minor: minor,
+                make: view.make, model: view.model, colour: view.colour)
+        } catch let error as FieldError {
+            view.error = "Not registered: \(error.reason)."
+            return renderer.page("register", view, status: .badRequest, isPrivate: false)
+        }
+        switch try await database.register(bike) {
+        case .beaconTaken:
+            view.error =
+                "Not registered: a bike with this beacon (minor \(bike.minor), major \(bike.major)) is registered "
+                + "already. If it is yours, open its private link; otherwise check the beacon's numbers."
+            return renderer.page("register", view, status: .conflict, isPrivate: false)
+        case .registered(let registration):
+            let path = Self.path(registration.bike.id, registration.ownerToken)
+            return renderer.page(
+                "registered",
+                RegisteredView(
+                    heading: "Registered: your \(bike.make) \(bike.model)", path: path,
+                    link: Self.origin(of: request) + path, webhookSecret: registration.webhookSecret),
+                status: .created, isPrivate: true)
+        }
+    }
+
+    // MARK: The bike's page
+
+    /// The bike this path's id and token open, or the page that says it opens nothing.
+    private enum Owned {
+        case bike(Bike, token: String)
+        case page(Response)
+    }
+
+    private func owned(_ context: some RequestContext) async throws -> Owned {
+        let id = context.parameters.get("id") ?? ""
+        let token = context.parameters.get("token") ?? ""
+        if let wait = requests.retryAfter(Secrets.hash(token)) {
+            return .page(
+                renderer.message(
+                    "Too many requests", "Too many requests for this bike; try again in \(wait) s.",
+                    status: .tooManyRequests, extraHeaders: [.retryAfter: String(wait)]))
+        }
+        guard let bike = try await database.bike(id: id, ownerToken: token) else {
+            return .page(
+                renderer.message(
+                    "This link opens nothing",
+                    "No bike has this link. A newer link may have replaced it, or the bike was deleted.",
+                    status: .notFound))
+        }
+        return .bike(bike, token: token)
+    }
+
+    private func bikePage(_ context: some RequestContext) async throws -> Response {
+        switch try await owned(context) {
+        case .page(let page): return page
+        case .bike(let bike, let token): return try await show(bike, token: token)
+        }
+    }
+
+    private func show(
+        _ bike: Bike, token: String, status: HTTPResponse.Status = .ok, error: String? = nil,
+        tests: [BikeView.TestResult] = []
+    ) async throws -> Response {
+        let sightings = try await database.sightings(bikeId: bike.id, limit: Self.sightingsShown + 1)
+        var view = BikeView(
+            bike: bike, path: Self.path(bike.id, token), csrf: PageCSRF.bikeToken(bikeId: bike.id, ownerToken: token),
+            sightings: sightings, limit: Self.sightingsShown)
+        view.error = error
+        view.tests = tests
+        return renderer.page("bike", view, status: status, isPrivate: true)
+    }
+
+    private func act(_ request: Request, _ context: some RequestContext) async throws -> Response {
+        let (bike, token): (Bike, String)
+        switch try await owned(context) {
+        case .page(let page): return page
+        case .bike(let owned, let ownerToken): (bike, token) = (owned, ownerToken)
+        }
+        let path = Self.path(bike.id, token)
+        guard let form = await FormBody.read(request) else { return badForm }
+        guard PageCSRF.bikeAccepts(field: form["csrf"], bikeId: bike.id, ownerToken: token) else {
+            return refusedCSRF(back: path)
+        }
+        switch context.parameters.get("action") {
+        case "missing":
+            guard let missing = form["missing"].flatMap(Bool.init) else { return badForm }
+            guard let changed = try await database.update(id: bike.id, ownerToken: token, BikeChange(missing: missing))
+            else { return gone }
+            if changed.missing != bike.missing { try await snapshot.listChanged() }
+            return Self.seeOther(path)
+        case "notify":
+            var change = BikeChange()
+            for (name, field) in [("ntfy", \BikeChange.ntfyURL), ("webhook", \BikeChange.webhookURL)] {
+                let url = (form[name] ?? "").trimmingCharacters(in: .whitespaces)
+                if url.isEmpty {
+                    change[keyPath: field] = .some(nil)
+                    continue
+                }
+                guard url.utf8.count <= 2048 else {
+                    return try await show(
+                        bike, token: token, status: .badRequest, error: "The \(name) URL is too long.")
+                }
+                if let refusal = await targets.refusal(for: url) {
+                    return try await show(
+                        bike, token: token, status: .badRequest, error: "The \(name) URL was not saved: \(refusal).")
+                }
+                change[keyPath: field] = .some(url)
+            }
+            guard try await database.update(id: bike.id, ownerToken: token, change) != nil else { return gone }
+            return Self.seeOther(path)
+        case "test":
+            return try await sendTest(bike, token: token)
+        case "rotate":
+            guard let new = try await database.rotateOwnerToken(id: bike.id, ownerToken: token) else { return gone }
+            let newPath = Self.path(bike.id, new)
+            return renderer.page(
+                "registered",
+                RegisteredView(
+                    heading: "Your bike's new private link", path: newPath, link: Self.origin(of: request) + newPath,
+                    webhookSecret: nil),
+                isPrivate: true)
+        case "delete":
+            guard form["confirm"] == "yes" else {
+                return try await show(
+                    bike, token: token, status: .badRequest, error: "Tick the box to confirm the deletion.")
+            }
+            guard try await database.delete(id: bike.id, ownerToken: token) else { return gone }
+            if bike.missing { try await snapshot.listChanged() }
+            return renderer.message(
+                "Deleted", "Your \(bike.make) \(bike.model) and every sighting of it are deleted.", status: .ok)
+        default:
+            return renderer.message("Not found", "No such page.", status: .notFound)
+        }
+    }
+
+    /// Sends the owner's targets a test message now, through the worker's own sender, and shows what was sent.
+    private func sendTest(_ bike: Bike, token: String) async throws -> Response {
+        let channels: [(PendingNotification.Channel, String)] =
+            [(.ntfy, bike.ntfyURL), (.webhook, bike.webhookURL)].compactMap { channel, url in url.map { (channel, $0) }
+            }
+        guard !channels.isEmpty else {
+            return try await show(
+                bike, token: token, status: .badRequest, error: "Save an ntfy topic or a webhook first, then test it.")
+        }
+        if let wait = tests.retryAfter(bike.id) {
+            return try await show(
+                bike, token: token, status: .tooManyRequests,
+                error: "Too many tests; try again in \(wait) s.")
+        }
+        let payload = NotificationPayload.test(bikeId: bike.id, now: Date())
+        let json = try payload.json()
+        var results: [BikeView.TestResult] = []
+        for (channel, target) in channels {
+            let notification = PendingNotification(
+                id: Secrets.newID(prefix: "msg_test_"), bikeId: bike.id, channel: channel, target: target,
+                payload: json, attempts: 0, webhookSecret: bike.webhookSecret, createdAt: payload.timestamp)
+            let outcome: String
+            switch await sender.attempt(notification) {
+            case .delivered: outcome = "delivered"
+            case .gone: outcome = "not delivered: the address answered 410 (gone)"
+            case .retry(let reason, _): outcome = "not delivered: \(reason)"
+            }
+            let sent: String
+            switch channel {
+            case .ntfy:
+                let message = NtfyMessage(payload)
+                sent = message.headers.map { "\($0.0): \($0.1)" }.joined(separator: "\n") + "\n\n" + message.body
+            case .webhook:
+                sent = "webhook-id: \(notification.id)\nwebhook-signature: v1,…\n\n" + json
+            }
+            results.append(.init(channel: channel.rawValue, target: target, outcome: outcome, sent: sent))
+        }
+        return try await show(bike, token: token, tests: results)
+    }
+
+    // MARK: Answers
+
+    private var badForm: Response {
+        renderer.message(
+            "Not understood", "The form could not be read. Reload the page and try again.", status: .badRequest)
+    }
+
+    private var gone: Response {
+        renderer.message(
+            "This link opens nothing", "No bike has this link any more; it may have been replaced or deleted.",
+            status: .notFound)
+    }
+
+    private func refusedCSRF(back: String) -> Response {
+        renderer.message(
+            "Form refused",
+            "This form was not sent from this site's page, or has expired (it needs a token the page gives it, and a "
+                + "cookie for the registration form). Go back, reload the page and send it again.",
+            status: .forbidden, back: back, backText: "Back")
+    }
+
+    static func path(_ id: String, _ token: String) -> String { "/my/\(id)/\(token)" }
+
+    private static func seeOther(_ path: String) -> Response {
+        Response(status: .seeOther, headers: [.location: path, .cacheControl: "no-store"])
+    }
+
+    private static func csrfCookie(_ value: String) -> HTTPFields {
+        let cookie = Cookie(name: PageCSRF.cookieName, value: value, path: "/", httpOnly: true, sameSite: .strict)
+        return [.setCookie: cookie.description]
+    }
+
+    /// The address the owner reached this server at, for the link to save: Host as the browser sent it, https when
+    /// a proxy in front says so.
+    private static func origin(of request: Request) -> String {
+        let scheme = request.headers[HTTPField.Name("X-Forwarded-Proto")!] == "https" ? "https" : "http"
+        return "\(scheme)://\(request.head.authority ?? "localhost")"
+    }
+}

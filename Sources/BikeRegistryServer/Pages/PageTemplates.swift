@@ -1,0 +1,167 @@
+/// The owner pages' Mustache templates. `{{name}}` escapes what it shows (&, <, >, " and '); no template uses the
+/// unescaped forms, so whatever an owner or a station wrote is shown as text. Each page fills the layout's blocks.
+/// They live in the binary rather than in files beside it, so a package has nothing to lose on the way.
+enum PageTemplates {
+    static let all: [String: String] = [
+        "layout": layout, "register": register, "registered": registered, "bike": bike, "rotated": rotated,
+        "message": message,
+    ]
+
+    static let layout = """
+        <!DOCTYPE html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <meta name="referrer" content="no-referrer">
+        <title>{{$title}}Bike registry{{/title}}</title>
+        <link rel="stylesheet" href="/static/style.css">
+        <script src="/static/page.js" defer></script>
+        </head>
+        <body>
+        <header><a href="/">Bike registry</a></header>
+        <main>
+        {{$main}}{{/main}}
+        </main>
+        <footer>Stations at cafés listen for missing bikes' beacons and tell their owners.</footer>
+        </body>
+        </html>
+
+        """
+
+    static let register = """
+        {{<layout}}
+        {{$title}}Register your bike{{/title}}
+        {{$main}}
+        <h1>Register your bike</h1>
+        <p>Fit an iBeacon to your bike and enter its numbers here. If the bike is ever stolen, report it missing on
+        its page, and cafés' stations that hear its beacon will tell you where.</p>
+        {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
+        <form method="post" action="/register">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <label for="uuid">Beacon UUID</label>
+        <input id="uuid" name="uuid" value="{{uuid}}" required maxlength="36" autocomplete="off" spellcheck="false">
+        <label for="major">Major</label>
+        <input id="major" name="major" type="number" min="0" max="65535" value="{{major}}" required>
+        <label for="minor">Minor (your beacon's number, 0 to 65535)</label>
+        <input id="minor" name="minor" type="number" min="0" max="65535" value="{{minor}}" required>
+        <label for="make">Make</label>
+        <input id="make" name="make" value="{{make}}" required maxlength="100">
+        <label for="model">Model</label>
+        <input id="model" name="model" value="{{model}}" required maxlength="100">
+        <label for="colour">Colour</label>
+        <input id="colour" name="colour" value="{{colour}}" required maxlength="100">
+        <button type="submit">Register</button>
+        </form>
+        {{/main}}
+        {{/layout}}
+        """
+
+    static let registered = """
+        {{<layout}}
+        {{$title}}Your bike's private link{{/title}}
+        {{$main}}
+        <h1>{{heading}}</h1>
+        <p class="notice"><strong>Save this link now.</strong> It is the only key to your bike's page: anyone who has
+        it can report the bike found or delete it, and it is shown this once. Bookmark it, or keep it in your password
+        manager. If it leaks, open it and make a new one.</p>
+        <p class="link"><a id="private-link" href="{{path}}">{{link}}</a></p>
+        <button type="button" class="copy" data-copy="{{link}}" hidden>Copy the link</button>
+        {{#webhookSecret}}
+        <p>If you use a webhook, its messages are signed (Standard Webhooks) with this secret, also shown once:
+        <code id="webhook-secret">{{webhookSecret}}</code></p>
+        {{/webhookSecret}}
+        <p><a href="{{path}}">Open your bike's page</a></p>
+        {{/main}}
+        {{/layout}}
+        """
+
+    static let bike = """
+        {{<layout}}
+        {{$title}}{{make}} {{model}}{{/title}}
+        {{$main}}
+        <h1>{{make}} {{model}}, {{colour}}</h1>
+        <p class="beacon">Beacon {{uuid}}, major {{major}}, minor {{minor}}</p>
+        {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
+        <section aria-labelledby="state">
+        <h2 id="state">{{#missing}}Reported missing{{/missing}}{{^missing}}Not missing{{/missing}}</h2>
+        {{#missing}}<p id="missing-state" class="missing">Stations are listening for it.</p>{{/missing}}
+        {{^missing}}<p id="missing-state">Report it missing and stations will listen for it.</p>{{/missing}}
+        <form method="post" action="{{path}}/missing">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <input type="hidden" name="missing" value="{{^missing}}true{{/missing}}{{#missing}}false{{/missing}}">
+        <button type="submit" id="missing-button">{{^missing}}Report it missing{{/missing}}{{#missing}}Report it found{{/missing}}</button>
+        </form>
+        </section>
+        <section aria-labelledby="notify">
+        <h2 id="notify">Where messages go</h2>
+        <form method="post" action="{{path}}/notify">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <label for="ntfy">ntfy topic URL (for example https://ntfy.sh/your-secret-topic)</label>
+        <input id="ntfy" name="ntfy" type="url" value="{{ntfy}}" maxlength="2048">
+        <label for="webhook">Webhook URL</label>
+        <input id="webhook" name="webhook" type="url" value="{{webhook}}" maxlength="2048">
+        <button type="submit">Save</button>
+        </form>
+        <form method="post" action="{{path}}/test">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <button type="submit" id="test-button">Send a test</button>
+        </form>
+        {{#tests}}
+        <div class="test" id="test-result">
+        <h3>Test to {{channel}}: {{outcome}}</h3>
+        <p>This is what was sent to {{target}}:</p>
+        <pre>{{sent}}</pre>
+        </div>
+        {{/tests}}
+        </section>
+        <section aria-labelledby="sightings">
+        <h2 id="sightings">Where it was heard</h2>
+        {{^sightings}}<p id="no-sightings">No station has heard it{{#missing}} yet{{/missing}}.</p>{{/sightings}}
+        {{#hasSightings}}
+        <ol class="sightings">
+        {{#sightings}}
+        <li class="sighting">
+        <time datetime="{{iso}}">{{utc}}</time>
+        <span class="what">{{what}}</span> at <span class="cafe">{{cafe}}</span>, {{proximity}}
+        <span class="place">{{latitude}}, {{longitude}}</span>
+        <a href="geo:{{latitude}},{{longitude}}">open in a map app</a>
+        <a href="https://www.openstreetmap.org/?mlat={{latitude}}&amp;mlon={{longitude}}#map=18/{{latitude}}/{{longitude}}" rel="noreferrer noopener">OpenStreetMap</a>
+        </li>
+        {{/sightings}}
+        </ol>
+        {{#more}}<p>The newest {{shown}} are shown.</p>{{/more}}
+        {{/hasSightings}}
+        </section>
+        <section aria-labelledby="link">
+        <h2 id="link">This page's link</h2>
+        <p>This page's address is the bike's key. If it may have leaked, make a new one: the old one stops working at once.</p>
+        <form method="post" action="{{path}}/rotate">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <button type="submit" id="rotate-button">Make a new link</button>
+        </form>
+        <h2>Delete</h2>
+        <form method="post" action="{{path}}/delete">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <input type="checkbox" id="confirm" name="confirm" value="yes" required>
+        <label for="confirm" class="inline">Delete this bike and every sighting of it</label>
+        <button type="submit" class="danger" id="delete-button">Delete</button>
+        </form>
+        </section>
+        {{/main}}
+        {{/layout}}
+        """
+
+    static let rotated = registered
+
+    static let message = """
+        {{<layout}}
+        {{$title}}{{heading}}{{/title}}
+        {{$main}}
+        <h1>{{heading}}</h1>
+        <p id="message">{{text}}</p>
+        <p><a href="{{back}}">{{backText}}</a></p>
+        {{/main}}
+        {{/layout}}
+        """
+}

@@ -1,0 +1,96 @@
+import BikeRegistryStore
+import Foundation
+
+/// What each page's template shows, as Mustache reads it (stored properties by name; a false, nil or empty value
+/// hides a section).
+struct RegisterView: Sendable {
+    var csrf: String
+    var uuid: String
+    var major: String
+    var minor = ""
+    var make = ""
+    var model = ""
+    var colour = ""
+    var error: String?
+}
+
+struct RegisteredView: Sendable {
+    var heading: String
+    /// The page's path, with the token: `/my/<id>/<token>`.
+    var path: String
+    /// The same as a whole address, to save.
+    var link: String
+    var webhookSecret: String?
+}
+
+struct BikeView: Sendable {
+    struct SightingRow: Sendable {
+        var iso: String
+        var utc: String
+        var what: String
+        var cafe: String
+        var proximity: String
+        var latitude: String
+        var longitude: String
+    }
+
+    struct TestResult: Sendable {
+        var channel: String
+        var target: String
+        var outcome: String
+        var sent: String
+    }
+
+    var path: String
+    var csrf: String
+    var uuid: String
+    var major: Int
+    var minor: Int
+    var make: String
+    var model: String
+    var colour: String
+    var missing: Bool
+    var ntfy: String
+    var webhook: String
+    var error: String?
+    var tests: [TestResult] = []
+    var sightings: [SightingRow]
+    var hasSightings: Bool
+    var more: Bool
+    var shown: Int
+
+    init(bike: Bike, path: String, csrf: String, sightings: [OwnerSighting], limit: Int) {
+        self.path = path
+        self.csrf = csrf
+        uuid = bike.uuid
+        major = bike.major
+        minor = bike.minor
+        make = bike.make
+        model = bike.model
+        colour = bike.colour
+        missing = bike.missing
+        ntfy = bike.ntfyURL ?? ""
+        webhook = bike.webhookURL ?? ""
+        self.sightings = sightings.prefix(limit).map { sighting in
+            SightingRow(
+                iso: ISOTime.format(sighting.seenAt),
+                utc: sighting.seenAt.formatted(
+                    Date.ISO8601FormatStyle(dateSeparator: .dash, dateTimeSeparator: .space, timeZone: .gmt).year()
+                        .month().day().time(includingFractionalSeconds: false)) + " UTC",
+                what: sighting.kind == "exit" ? "Last heard" : "Heard",
+                cafe: sighting.station.name, proximity: sighting.proximity,
+                latitude: String(format: "%.5f", sighting.station.latitude),
+                longitude: String(format: "%.5f", sighting.station.longitude))
+        }
+        hasSightings = !sightings.isEmpty
+        more = sightings.count > limit
+        shown = limit
+    }
+}
+
+struct MessageView: Sendable {
+    var heading: String
+    var text: String
+    var back: String
+    var backText: String
+}

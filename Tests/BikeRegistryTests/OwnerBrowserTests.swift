@@ -1,0 +1,83 @@
+import BeaconTestSupport
+import Foundation
+import Testing
+
+/// The owner's pages in a real browser: Tests/browser/owner_journey.py drives Debian's chromium through Selenium
+/// against the real `bike-registry serve`, with the real `beacond` replaying the café capture as the station. It
+/// registers a bike, saves this test's webhook and sends a test, reports the bike missing, lets the station report
+/// it, sees the sighting, reports it found, is refused a second registration and a form without its CSRF token,
+/// makes a new link and deletes the bike, checking every page as served (headers, no inline script, tidy, size,
+/// labels, 360 px) and saving each as PNGs at 360 and 1280 px in `artifacts/owner-pages/` (or
+/// `$BEACOND_ARTIFACTS/owner-pages/`). Here: what the webhook received, and that the server's log holds no token.
+@Suite struct OwnerBrowserTests {
+    static let script = Fixtures.repositoryRoot.appendingPathComponent("Tests/browser/owner_journey.py").path
+    /// Made by scripts/setup, with Selenium from PyPI.
+    static let python = Fixtures.repositoryRoot.appendingPathComponent(".build/browser-venv/bin/python").path
+
+    static var screenshots: String {
+        let root =
+            ProcessInfo.processInfo.environment["BEACOND_ARTIFACTS"]
+            ?? Fixtures.repositoryRoot.appendingPathComponent("artifacts").path
+        return root + "/owner-pages"
+    }
+
+    @Test func anOwnersWholeJourneyInARealBrowser() async throws {
+        let directory = try TemporaryDirectory("bike-registry-browser")
+        defer { directory.remove() }
+        let registry = try await RegistryProcess.start(database: directory.file("registry.sqlite"), in: directory)
+        defer { registry.server.terminate() }
+        let receiver = NotificationReceiver()
+        try await receiver.start()
+        defer { Task { await receiver.stop() } }
+
+        // The station, for the script to run once the bike is missing: the café capture, to its end.
+        let keyFile = directory.file("api-key")
+        try "\(registry.stationKey)\n".write(toFile: keyFile, atomically: true, encoding: .utf8)
+        try "".write(toFile: directory.file("empty.conf"), atomically: true, encoding: .utf8)
+        let station = directory.file("station.sh")
+        let arguments = [
+            BeacondRun.binary.path, "run", "--replay", EndToEndTests.capture, "--speed", "0", "--exit-when-drained",
+            "--registry", registry.client.baseURL, "--api-key-file", keyFile, "--state-dir", directory.file("state"),
+            "--control-socket", directory.file("control.sock"), "--station-id", "ace-cafe", "--latitude", "0",
+            "--longitude", "0", "--config", directory.file("empty.conf"),
+        ]
+        try ("#!/bin/sh\nexec " + arguments.map { "'\($0)'" }.joined(separator: " ") + "\n").write(
+            toFile: station, atomically: true, encoding: .utf8)
+        chmod(station, 0o755)
+
+        #expect(FileManager.default.isExecutableFile(atPath: Self.python), "no \(Self.python): run scripts/setup")
+        let journey = try await BeacondRun.run(
+            executable: Self.python,
+            [
+                Self.script, "--base", registry.client.baseURL, "--webhook", receiver.url("/owner"), "--station",
+                station, "--station-key", registry.stationKey, "--screenshots", Self.screenshots,
+            ])
+        let summary = journey.stdout.split(separator: "\n").last.flatMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        #expect(journey.status == 0, "\(journey.stdout)\n\(journey.stderr)")
+        let bikeId = try #require(summary?["bikeId"] as? String, "\(journey.stdout)\n\(journey.stderr)")
+        let pages = try #require(summary?["pages"] as? [[String: Any]])
+        #expect(pages.count >= 9, "\(pages)")
+        #expect((summary?["screenshots"] as? [String])?.count == pages.count * 2)
+
+        // The webhook got the test and the station's sighting of this bike, signed.
+        let received = await receiver.waitFor(2, seconds: 30)
+        let types = received.compactMap { message -> String? in
+            guard let body = try? JSONSerialization.jsonObject(with: Data(message.body.utf8)) as? [String: Any],
+                (body["data"] as? [String: Any])?["bikeId"] as? String == bikeId
+            else { return nil }
+            return body["type"] as? String
+        }
+        #expect(types.first == "bike.test", "\(types)")
+        #expect(types.contains("bike.seen"), "the station's sighting reached the owner: \(types)")
+        #expect(received.allSatisfy { $0.headers["webhook-signature"]?.hasPrefix("v1,") == true })
+
+        // The private links were never written to the log: their paths are logged without the token.
+        let tokens = try #require(summary?["tokens"] as? [String])
+        #expect(tokens.count == 2)
+        let log = registry.server.stderr
+        #expect(log.contains("/my/\(bikeId)/-"), "the pages' requests are logged")
+        for token in tokens { #expect(!log.contains(token), "an owner token in the server's log") }
+    }
+}

@@ -1,0 +1,48 @@
+import BeaconTestSupport
+import Foundation
+
+/// `bike-registry` as its own process, as systemd runs it: a station added with `station add`, then `serve` on a
+/// port the kernel picks, read from its listening line.
+struct RegistryProcess {
+    let server: DaemonProcess
+    let client: RegistryClient
+    /// The station's key, shown once by `station add`.
+    let stationKey: String
+    let notify: NotifyListener
+
+    static func start(database: String, in directory: TemporaryDirectory, station: String = "Ace Café") async throws
+        -> RegistryProcess
+    {
+        let added = try await BeacondRun.run(
+            executable: BeacondRun.registryBinary.path,
+            [
+                "station", "add", station, "--latitude", "51.5412", "--longitude", "-0.2769", "--json", "--database",
+                database,
+            ])
+        guard added.status == 0,
+            let object = try JSONSerialization.jsonObject(with: Data(added.stdout.utf8)) as? [String: String],
+            object["name"] == station, let key = object["key"]
+        else { throw FixtureError("station add: \(added.status) \(added.stdout) \(added.stderr)") }
+
+        // As systemd runs it (Type=notify): READY=1 once it listens.
+        let notify = try NotifyListener(path: directory.file("notify.sock"))
+        let server = try DaemonProcess(
+            ["serve", "--listen", "127.0.0.1:0", "--database", database, "--allow-private-webhooks"],
+            executable: BeacondRun.registryBinary,
+            environment: ["NOTIFY_SOCKET": notify.path], logDirectory: directory.path, name: "registry")
+        var port: Int?
+        for _ in 0..<200 where port == nil {
+            port =
+                server.stderr.split(separator: "\n").lazy.compactMap { line in
+                    line.firstRange(of: "address=127.0.0.1:").flatMap {
+                        Int(line[$0.upperBound...].prefix { $0.isNumber })
+                    }
+                }.first
+            if port == nil { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        guard let port else { throw FixtureError("no listening line: \(server.stderr)") }
+        return RegistryProcess(
+            server: server, client: RegistryClient(baseURL: "http://127.0.0.1:\(port)"), stationKey: key,
+            notify: notify)
+    }
+}

@@ -1,0 +1,308 @@
+#!/usr/bin/env python3
+"""An owner's whole journey through bike-registry's pages in a real browser (Debian's chromium and chromedriver,
+driven by Selenium), against a real server the calling test started (OwnerBrowserTests.swift):
+
+register a bike, save a webhook and send a test, report it missing (and see the station API list it), let a real
+station (beacond replaying the cafe capture, run by --station) report it, see the sighting on the page in the
+reader's time zone, report it found, be refused a second registration of the same beacon and a form without its
+CSRF token, make a new link (the old one then opens nothing), and delete the bike.
+
+Every page met is also checked as served: security headers, no inline script or style, valid HTML (tidy), under
+50 KB, every input labelled, nothing wider than a 360 px screen. Each page is saved as a PNG at 360 and 1280 px
+in --screenshots. The last line of stdout is a JSON summary for the calling test; any failed check exits 1.
+"""
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions
+from selenium.webdriver.support.ui import WebDriverWait
+
+PAGE_LIMIT = 50 * 1024
+WIDTHS = (360, 1280)
+HEADERS = {
+    "content-security-policy": None,
+    "x-content-type-options": "nosniff",
+    "x-frame-options": "DENY",
+    "referrer-policy": "no-referrer",
+}
+
+
+class Journey:
+    def __init__(self, arguments):
+        self.base = arguments.base.rstrip("/")
+        self.arguments = arguments
+        self.failures = []
+        self.checked = []
+        self.shots = []
+        self.tokens = []
+        os.makedirs(arguments.screenshots, exist_ok=True)
+        options = webdriver.ChromeOptions()
+        options.binary_location = arguments.chromium
+        for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                     "--no-first-run", "--disable-extensions", "--window-size=1280,900"):
+            options.add_argument(flag)
+        self.driver = webdriver.Chrome(service=Service(executable_path=arguments.chromedriver), options=options)
+        # The owner reads times in their own zone: Tokyo's (UTC+9, no summer time) is unlike the server's UTC.
+        self.driver.execute_cdp_cmd("Emulation.setTimezoneOverride", {"timezoneId": "Asia/Tokyo"})
+        self.wait = WebDriverWait(self.driver, 20)
+
+    def expect(self, condition, what):
+        if not condition:
+            self.failures.append(what)
+            print(f"FAILED: {what}", file=sys.stderr)
+
+    # Pages as a browser shows them
+
+    def open(self, path):
+        self.driver.get(self.base + path)
+
+    def text(self, selector):
+        return self.driver.find_element(By.CSS_SELECTOR, selector).text
+
+    def click(self, selector):
+        """Clicks, and waits for the page it leads to (each button here posts a form)."""
+        element = self.driver.find_element(By.CSS_SELECTOR, selector)
+        posts = element.tag_name == "button" and element.get_attribute("type") == "submit"
+        element.click()
+        if posts:
+            self.wait.until(expected_conditions.staleness_of(element))
+
+    def fill(self, name, value):
+        field = self.driver.find_element(By.NAME, name)
+        field.clear()
+        field.send_keys(value)
+
+    def page_has(self, text, seconds=20):
+        try:
+            WebDriverWait(self.driver, seconds).until(
+                expected_conditions.text_to_be_present_in_element((By.TAG_NAME, "main"), text))
+            return True
+        except Exception:
+            return False
+
+    def screenshot(self, name, posted=False):
+        """The page as it is now, at each width: the whole page's height, and nothing wider than the screen. A page
+        that answered a post is checked as the browser holds it (a GET of its address would be another page)."""
+        for width in WIDTHS:
+            self.driver.set_window_size(width, 900)
+            height = self.driver.execute_script("return document.documentElement.scrollHeight")
+            self.driver.set_window_size(width, max(900, min(height + 140, 6000)))
+            overflow = self.driver.execute_script(
+                "return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+            self.expect(overflow <= 0, f"{name} at {width} px is {overflow} px wider than the screen")
+            path = os.path.join(self.arguments.screenshots, f"{name}-{width}.png")
+            self.driver.save_screenshot(path)
+            self.shots.append(path)
+        self.driver.set_window_size(1280, 900)
+        if posted:
+            # The browser's DOM as markup: without the doctype, and with the script's changes (times, the button).
+            self.check_html(name, "<!DOCTYPE html>\n" + self.driver.page_source)
+        else:
+            self.check_served(name, self.driver.current_url)
+
+    # Pages as served
+
+    def fetch(self, url, data=None):
+        request = urllib.request.Request(url, data=data)
+        try:
+            with urllib.request.urlopen(request, timeout=20) as answer:
+                return answer.status, dict((k.lower(), v) for k, v in answer.headers.items()), answer.read()
+        except urllib.error.HTTPError as error:
+            return error.code, dict((k.lower(), v) for k, v in error.headers.items()), error.read()
+
+    def check_served(self, name, url):
+        """What the server sends for this page, read again without the browser (a GET: the pages that only
+        answer a post are checked through the page they are part of)."""
+        status, headers, body = self.fetch(url)
+        self.expect(status < 400, f"{name}: GET {status}")
+        for header, value in HEADERS.items():
+            self.expect(header in headers, f"{name}: no {header} header")
+            if value:
+                self.expect(headers.get(header) == value, f"{name}: {header} is {headers.get(header)}")
+        policy = headers.get("content-security-policy", "")
+        self.expect("'unsafe-inline'" not in policy and "script-src 'self'" in policy, f"{name}: CSP {policy}")
+        self.check_html(name, body.decode("utf-8"))
+
+    def check_html(self, name, html):
+        size = len(html.encode("utf-8"))
+        self.expect(size < PAGE_LIMIT, f"{name}: {size} bytes")
+        for script in re.findall(r"<script\b[^>]*>(.*?)</script>", html, re.S | re.I):
+            self.expect(script.strip() == "", f"{name}: an inline script")
+        self.expect(re.search(r"<script\b(?![^>]*\bsrc=)", html, re.I) is None, f"{name}: a script without src")
+        self.expect(re.search(r"\son[a-z]+\s*=", html, re.I) is None, f"{name}: an inline event handler")
+        self.expect(re.search(r"\sstyle\s*=|<style", html, re.I) is None, f"{name}: inline style")
+        self.expect(re.search(r"https?://(?!www\.openstreetmap\.org)[^\"' ]*\.(js|css|woff2?)", html) is None,
+                    f"{name}: an external font, script or stylesheet")
+        ids = set(re.findall(r'<input\b[^>]*\bid="([^"]+)"', html))
+        labelled = set(re.findall(r'<label\b[^>]*\bfor="([^"]+)"', html))
+        inputs = [i for i in re.findall(r"<input\b[^>]*>", html) if 'type="hidden"' not in i]
+        self.expect(all(re.search(r'\bid="', i) for i in inputs) and ids <= labelled,
+                    f"{name}: an input without a label: {sorted(ids - labelled)}")
+        for form in re.findall(r"<form\b.*?</form>", html, re.S):
+            self.expect('name="csrf"' in form, f"{name}: a form without a CSRF field")
+        self.validate(name, html)
+        self.checked.append({"page": name, "bytes": size})
+
+    def validate(self, name, html):
+        with tempfile.NamedTemporaryFile("w", suffix=".html", delete=False) as page:
+            page.write(html)
+        said = subprocess.run(["tidy", "-q", "-e", "--show-warnings", "yes", page.name],
+                              capture_output=True, text=True)
+        os.unlink(page.name)
+        self.expect(said.returncode == 0, f"{name}: tidy: {said.stderr.strip()}")
+
+    def station_lists(self, bike_id):
+        request = urllib.request.Request(self.base + "/bikes?missing=true",
+                                         headers={"Authorization": "Bearer " + self.arguments.station_key})
+        with urllib.request.urlopen(request, timeout=20) as answer:
+            return bike_id in [bike["id"] for bike in json.load(answer)]
+
+    # The journey
+
+    def run(self):
+        self.open("/")
+        self.expect(self.driver.title == "Register your bike", f"the first page is {self.driver.title}")
+        self.expect(self.driver.find_element(By.NAME, "uuid").get_attribute("value")
+                    == "21EECF71-D5C7-4A00-9B90-27C94B5146EA", "the region's UUID prefilled")
+        self.screenshot("register")
+        self.register()
+        link = self.driver.find_element(By.ID, "private-link").get_attribute("href")
+        path = urllib.parse.urlsplit(link).path
+        self.expect(urllib.parse.urlsplit(link).query == "", "the private link has no query")
+        bike_id, token = path.split("/")[2:4]
+        self.tokens.append(token)
+        self.screenshot("registered", posted=True)
+
+        # Its page, in a browser that keeps no cookie: the link alone opens it.
+        self.driver.delete_all_cookies()
+        self.open(path)
+        self.expect(self.page_has("Not missing"), "a new bike is not missing")
+        self.expect(self.page_has("No station has heard it"), "no sightings yet")
+        self.screenshot("bike-new")
+
+        self.fill("webhook", self.arguments.webhook)
+        self.click("form[action$='/notify'] button")
+        self.expect(self.page_has("Where messages go"), "the page after saving")
+        self.expect(self.driver.find_element(By.NAME, "webhook").get_attribute("value") == self.arguments.webhook,
+                    "the webhook saved")
+        self.click("#test-button")
+        self.expect(self.page_has("Test to webhook: delivered"), "the test delivered: " + self.text("main")[:300])
+        self.expect("bike.test" in self.text("#test-result pre"), "the test shows what was sent")
+        self.screenshot("bike-test-sent", posted=True)
+
+        self.click("#missing-button")
+        self.expect(self.page_has("Reported missing"), "reported missing")
+        self.expect(self.station_lists(bike_id), "the station API lists the bike once it is reported missing")
+
+        station = subprocess.run([self.arguments.station], capture_output=True, text=True, timeout=240)
+        self.expect(station.returncode == 0, f"the station: {station.returncode} {station.stderr[-2000:]}")
+
+        # The sighting on the page, newest first, in Tokyo's time.
+        self.open(path)
+        self.expect(self.page_has("Ace Café"), "the page shows the sighting at the cafe")
+        sightings = self.driver.find_elements(By.CSS_SELECTOR, ".sighting")
+        self.expect(len(sightings) >= 1, "at least one sighting listed")
+        first = sightings[0] if sightings else None
+        if first is not None:
+            shown = first.find_element(By.TAG_NAME, "time").text
+            self.expect("GMT+9" in shown, f"the time in the owner's zone: {shown}")
+            self.expect("51.54120, -0.27690" in first.text, f"the cafe's coordinates: {first.text}")
+            geo = first.find_element(By.CSS_SELECTOR, "a[href^='geo:']").get_attribute("href")
+            self.expect(geo == "geo:51.54120,-0.27690", f"a link for a map app: {geo}")
+            times = [e.get_attribute("datetime") for e in self.driver.find_elements(By.CSS_SELECTOR, ".sighting time")]
+            self.expect(times == sorted(times, reverse=True), "newest first")
+        self.screenshot("bike-sighted")
+
+        self.click("#missing-button")
+        self.expect(self.page_has("Not missing"), "reported found")
+        self.expect(not self.station_lists(bike_id), "the station API no longer lists it")
+
+        # The same beacon again: refused, with a message that says why.
+        self.open("/")
+        self.register()
+        self.expect(self.page_has("registered already"), "a second registration of the beacon is refused")
+        self.screenshot("register-taken", posted=True)
+
+        # A form without its CSRF token: from the page in the browser, and as a bare post.
+        self.open(path)
+        self.driver.execute_script(
+            "document.querySelectorAll('form[action$=\"/missing\"] input[name=csrf]').forEach(e => e.remove())")
+        self.click("#missing-button")
+        self.expect(self.page_has("Form refused"), "a form without its CSRF token is refused")
+        self.screenshot("form-refused", posted=True)
+        status, _, _ = self.fetch(self.base + path + "/missing", data=b"missing=true")
+        self.expect(400 <= status < 500, f"a bare post without CSRF: {status}")
+        status, _, _ = self.fetch(self.base + "/register",
+                                  data=b"uuid=21EECF71-D5C7-4A00-9B90-27C94B5146EA&major=1&minor=7&make=a&model=b&colour=c")
+        self.expect(400 <= status < 500, f"a registration without CSRF: {status}")
+
+        # A new link; the old one opens nothing.
+        self.open(path)
+        self.click("#rotate-button")
+        self.expect(self.page_has("new private link"), "the new link is shown")
+        new_path = urllib.parse.urlsplit(self.driver.find_element(By.ID, "private-link").get_attribute("href")).path
+        self.tokens.append(new_path.split("/")[3])
+        self.expect(new_path != path, "a different link")
+        self.screenshot("rotated", posted=True)
+        self.open(path)
+        self.expect(self.page_has("This link opens nothing"), "the old link opens nothing")
+        self.open(new_path)
+        self.expect(self.page_has("Not missing"), "the new link opens the bike")
+
+        # Deleted.
+        self.click("#confirm")
+        self.click("#delete-button")
+        self.expect(self.page_has("Deleted"), "deleted")
+        self.screenshot("deleted", posted=True)
+        status, _, _ = self.fetch(self.base + new_path)
+        self.expect(status == 404, f"a deleted bike's link: {status}")
+        return bike_id
+
+    def register(self):
+        for name, value in (("minor", "101"), ("make", "Triumph"), ("model", "Bonneville"), ("colour", "green")):
+            self.fill(name, value)
+        self.click("form[action='/register'] button")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--base", required=True, help="the registry, http://127.0.0.1:PORT")
+    parser.add_argument("--webhook", required=True, help="the test's webhook receiver")
+    parser.add_argument("--station", required=True, help="a program that runs the station to its end")
+    parser.add_argument("--station-key", required=True, help="the station's key, to read the missing list")
+    parser.add_argument("--screenshots", required=True, help="where the PNGs go")
+    parser.add_argument("--chromium", default="/usr/bin/chromium")
+    parser.add_argument("--chromedriver", default="/usr/bin/chromedriver")
+    journey = Journey(parser.parse_args())
+    bike_id = None
+    try:
+        bike_id = journey.run()
+    except Exception as error:
+        journey.failures.append(f"{type(error).__name__}: {error}")
+        try:
+            journey.driver.save_screenshot(os.path.join(journey.arguments.screenshots, "failure.png"))
+            print(journey.driver.page_source[:4000], file=sys.stderr)
+        except Exception:
+            pass
+    finally:
+        journey.driver.quit()
+    print(json.dumps({"bikeId": bike_id, "failures": journey.failures, "pages": journey.checked,
+                      "screenshots": journey.shots, "tokens": journey.tokens}))
+    return 1 if journey.failures or bike_id is None else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
