@@ -178,7 +178,10 @@ import Testing
             #expect(
                 await eventually(within: 60) { poster.statistics.retries == attempt + 1 && clock.sleepers == 1 },
                 "attempt \(attempt + 1) and its wait")
-            let deadline = try #require(clock.deadlines.first)
+            guard let deadline = clock.deadlines.first else {
+                Issue.record("no wait after attempt \(attempt + 1)")
+                break
+            }
             let wait = clock.now.duration(to: deadline)
             #expect(
                 wait >= window / 2 && wait <= window,

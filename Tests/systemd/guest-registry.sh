@@ -66,6 +66,13 @@ apt-get install -y -q ./bike-registry_current.deb > /tmp/apt-registry.log 2>&1 |
 # Type=notify: active only once it said READY=1, which it does once it listens.
 wait_for '[ "$(systemctl is-active bike-registry)" = active ]' 60 && ok "bike-registry: active (READY=1) on its SQLite file" \
     || { fail "bike-registry: $(systemctl is-active bike-registry)"; journalctl -u bike-registry --no-pager | tail -15; }
+# The owner's pages come with the package: the registration page, with its Content-Security-Policy.
+python3 -c '
+import urllib.request
+with urllib.request.urlopen("http://127.0.0.1:8180/", timeout=10) as answer:
+    assert answer.status == 200 and "default-src '"'"'none'"'"'" in answer.headers["Content-Security-Policy"]
+    assert b"Register your bike" in answer.read()
+' 2> /tmp/page.err && ok "bike-registry: the owner page served as installed, with its CSP" || fail "bike-registry: owner page: $(tail -3 /tmp/page.err)"
 systemd-analyze verify --man=no bike-registry.service > /tmp/verify-registry.txt 2>&1 && ok "bike-registry: systemd-analyze verify" || { fail "verify:"; cat /tmp/verify-registry.txt; }
 exposure=$(systemd-analyze security bike-registry --no-pager 2> /dev/null | sed -n 's/.*Overall exposure level for bike-registry.service: \([0-9.]*\).*/\1/p')
 awk -v e="${exposure:-99}" 'BEGIN { exit !(e <= 2.0) }' && ok "bike-registry: exposure $exposure (2.0 or lower) as installed" || fail "bike-registry: exposure $exposure"
