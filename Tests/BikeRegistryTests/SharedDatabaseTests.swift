@@ -70,6 +70,12 @@ import Testing
     /// the other): each insert waits for a row the other holds. PostgreSQL ends such a deadlock by rolling one
     /// statement back, which the stations once saw as a 503 (CI, under the whole suite's load); every post must
     /// be answered, each sighting recorded once and its message owed once.
+    /// Enough to meet the deadlock in most runs without the mends (7 of 11 here), and little enough not to take
+    /// the test process's threads from the suites beside it: 20 rounds of 60 took 120 s under ThreadSanitizer, and
+    /// other suites' PostgreSQL requests ran out of their 5 s meanwhile.
+    static let rounds = 6
+    static let perRound = 40
+
     @Test func crossedBatchesOnTwoServersAreAllRecordedOnce() async throws {
         let directory = try TemporaryDirectory("bike-registry-shared")
         defer { directory.remove() }
@@ -99,9 +105,9 @@ import Testing
         // Rounds of sixty, each round posted to one server in order and to the other in reverse at once, so their
         // batches meet in the middle.
         var outcomes: [RecordOutcome] = []
-        for round in 0..<20 {
-            let sightings = (0..<60).map { visit in
-                let seen = Date(timeIntervalSince1970: 1_717_228_800 + Double(round * 60 + visit) * 60)
+        for round in 0..<Self.rounds {
+            let sightings = (0..<Self.perRound).map { visit in
+                let seen = Date(timeIntervalSince1970: 1_717_228_800 + Double(round * Self.perRound + visit) * 60)
                 return SightingReport(
                     sightingId: UUID().uuidString.lowercased(), bikeId: registration.bike.id, kind: .enter,
                     date: seen, firstSeen: seen, lastSeen: seen, proximity: "near", rssi: -60, count: 1)
@@ -115,11 +121,11 @@ import Testing
                 return try await group.reduce(into: []) { $0.append($1) }
             }
         }
-        #expect(outcomes.count == 2400)
-        #expect(outcomes.filter { $0 == .repeated }.count == 1200)
-        #expect(outcomes.filter { $0 == .recorded(notifications: 1) }.count == 1200)
+        #expect(outcomes.count == 2 * Self.rounds * Self.perRound)
+        #expect(outcomes.filter { $0 == .repeated }.count == Self.rounds * Self.perRound)
+        #expect(outcomes.filter { $0 == .recorded(notifications: 1) }.count == Self.rounds * Self.perRound)
         let counts = try await stores[0].notificationCounts()
-        #expect(counts.owed == 1200, "\(counts)")
+        #expect(counts.owed == Self.rounds * Self.perRound, "\(counts)")
     }
 
     @Test func serversStartingTogetherOnANewDatabaseMigrateItOnce() async throws {
