@@ -3,6 +3,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import ServiceLifecycle
+import Synchronization
 
 /// `/metrics` over HTTP for Prometheus, when `metrics-listen` is set: one listening socket on NIO's shared event
 /// loops (the registry client's own), idle until scraped. GET or HEAD `/metrics` only; anything else is a 404 or
@@ -11,11 +12,13 @@ import ServiceLifecycle
 final class MetricsServer: Service, CustomStringConvertible {
     let description = "metrics"
     private let channel: any Channel
+    private let gate: PageGate
     /// Where it listens (the port the system chose, when the configuration said 0).
     let boundPort: Int
 
-    private init(channel: any Channel) {
+    private init(channel: any Channel, gate: PageGate) {
         self.channel = channel
+        self.gate = gate
         boundPort = channel.localAddress?.port ?? 0
     }
 
@@ -23,6 +26,7 @@ final class MetricsServer: Service, CustomStringConvertible {
     static func listen(
         on address: MetricsAddress, page: @escaping @Sendable () -> [UInt8]
     ) async throws -> MetricsServer {
+        let gate = PageGate(page)
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 16)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -32,17 +36,36 @@ final class MetricsServer: Service, CustomStringConvertible {
                     // A scraper that opens a connection and says nothing is let go after half a minute.
                     try pipeline.addHandler(IdleStateHandler(readTimeout: .seconds(30)))
                     try pipeline.configureHTTPServerPipeline(withErrorHandling: true)
-                    try pipeline.addHandler(MetricsHandler(page: page))
+                    try pipeline.addHandler(MetricsHandler(page: gate.page))
                 }
             }
             .bind(host: address.host, port: address.port).get()
-        return MetricsServer(channel: channel)
+        return MetricsServer(channel: channel, gate: gate)
     }
 
     func run() async throws {
         try? await gracefulShutdown()
+        // Closing the listener leaves a scraper's kept-alive connection open; the page reads the outbox, which the
+        // daemon closes once the services have stopped. Past the gate no page is made (ThreadSanitizer caught a
+        // scrape reading the closed outbox, and the daemon crashing after "stopped cleanly").
+        gate.close()
         try? await channel.close()
     }
+}
+
+/// The page's maker until the server stops; after `close` returns, none is running and none will run.
+private final class PageGate: Sendable {
+    private let open: Mutex<Bool> = Mutex(true)
+    private let make: @Sendable () -> [UInt8]
+
+    init(_ make: @escaping @Sendable () -> [UInt8]) { self.make = make }
+
+    /// The page, or nil once closed. Made under the lock, so that `close` waits for one being made.
+    @Sendable func page() -> [UInt8]? {
+        open.withLock { open in open ? make() : nil }
+    }
+
+    func close() { open.withLock { $0 = false } }
 }
 
 /// One connection's requests, answered in turn (NIO's pipeline handler keeps pipelined requests in order).
@@ -50,10 +73,10 @@ private final class MetricsHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
-    private let page: @Sendable () -> [UInt8]
+    private let page: @Sendable () -> [UInt8]?
     private var request: HTTPRequestHead?
 
-    init(page: @escaping @Sendable () -> [UInt8]) { self.page = page }
+    init(page: @escaping @Sendable () -> [UInt8]?) { self.page = page }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
@@ -88,11 +111,15 @@ private final class MetricsHandler: ChannelInboundHandler {
             headers.add(name: "Allow", value: "GET, HEAD")
             headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
             body = Array("/metrics is read with GET\n".utf8)
-        } else {
+        } else if let page = page() {
             status = .ok
             // Prometheus's text format, version 0.0.4.
             headers.add(name: "Content-Type", value: "text/plain; version=0.0.4; charset=utf-8")
-            body = page()
+            body = page
+        } else {
+            status = .serviceUnavailable
+            headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
+            body = Array("beacond is stopping\n".utf8)
         }
         headers.add(name: "Content-Length", value: "\(body.count)")
         headers.add(name: "Cache-Control", value: "no-store")

@@ -9,8 +9,9 @@ import Testing
 @testable import BikeRegistryServer
 
 /// The owner pages over plain HTTP, without a browser (no cookie and no script unless a test sends one): what the
-/// browser journey (OwnerBrowserTests) cannot see or would take long to reach.
-@Suite struct OwnerPageTests {
+/// browser journey (OwnerBrowserTests) cannot see or would take long to reach. One at a time: ten servers started at
+/// once, beside the rest of the suite under ThreadSanitizer, took the other suites' PostgreSQL requests past their 5 s.
+@Suite(.serialized) struct OwnerPageTests {
     static let securityHeaders = [
         "Content-Security-Policy", "X-Content-Type-Options", "X-Frame-Options", "Referrer-Policy",
     ]
