@@ -78,19 +78,19 @@ enum PageTemplates {
 
     static let bike = """
         {{<layout}}
-        {{$title}}{{make}} {{model}}{{/title}}
+        {{$title}}{{bike.make}} {{bike.model}}{{/title}}
         {{$main}}
-        <h1>{{make}} {{model}}, {{colour}}</h1>
-        <p class="beacon">Beacon {{uuid}}, major {{major}}, minor {{minor}}</p>
+        <h1>{{bike.make}} {{bike.model}}, {{bike.colour}}</h1>
+        <p class="beacon">Beacon {{bike.uuid}}, major {{bike.major}}, minor {{bike.minor}}</p>
         {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
         <section aria-labelledby="state">
-        <h2 id="state">{{#missing}}Reported missing{{/missing}}{{^missing}}Not missing{{/missing}}</h2>
-        {{#missing}}<p id="missing-state" class="missing">Stations are listening for it.</p>{{/missing}}
-        {{^missing}}<p id="missing-state">Report it missing and stations will listen for it.</p>{{/missing}}
+        <h2 id="state">{{#bike.missing}}Reported missing{{/bike.missing}}{{^bike.missing}}Not missing{{/bike.missing}}</h2>
+        {{#bike.missing}}<p id="missing-state" class="missing">Stations are listening for it.</p>{{/bike.missing}}
+        {{^bike.missing}}<p id="missing-state">Report it missing and stations will listen for it.</p>{{/bike.missing}}
         <form method="post" action="{{path}}/missing">
         <input type="hidden" name="csrf" value="{{csrf}}">
-        <input type="hidden" name="missing" value="{{^missing}}true{{/missing}}{{#missing}}false{{/missing}}">
-        <button type="submit" id="missing-button">{{^missing}}Report it missing{{/missing}}{{#missing}}Report it found{{/missing}}</button>
+        <input type="hidden" name="missing" value="{{^bike.missing}}true{{/bike.missing}}{{#bike.missing}}false{{/bike.missing}}">
+        <button type="submit" id="missing-button">{{^bike.missing}}Report it missing{{/bike.missing}}{{#bike.missing}}Report it found{{/bike.missing}}</button>
         </form>
         </section>
         <section aria-labelledby="notify">
@@ -117,7 +117,7 @@ enum PageTemplates {
         </section>
         <section aria-labelledby="sightings">
         <h2 id="sightings">Where it was heard</h2>
-        {{^sightings}}<p id="no-sightings">No station has heard it{{#missing}} yet{{/missing}}.</p>{{/sightings}}
+        {{^sightings}}<p id="no-sightings">No station has heard it{{#bike.missing}} yet{{/bike.missing}}.</p>{{/sightings}}
         {{#hasSightings}}
         <ol class="sightings">
         {{#sightings}}

@@ -43,13 +43,8 @@ struct BikeView: Sendable {
 
     var path: String
     var csrf: String
-    var uuid: String
-    var major: Int
-    var minor: Int
-    var make: String
-    var model: String
-    var colour: String
-    var missing: Bool
+    /// Shown as it is (`{{bike.make}}`…); its targets, optional, are the two below as text.
+    var bike: Bike
     var ntfy: String
     var webhook: String
     var error: String?
@@ -62,13 +57,7 @@ struct BikeView: Sendable {
     init(bike: Bike, path: String, csrf: String, sightings: [OwnerSighting], limit: Int) {
         self.path = path
         self.csrf = csrf
-        uuid = bike.uuid
-        major = bike.major
-        minor = bike.minor
-        make = bike.make
-        model = bike.model
-        colour = bike.colour
-        missing = bike.missing
+        self.bike = bike
         ntfy = bike.ntfyURL ?? ""
         webhook = bike.webhookURL ?? ""
         self.sightings = sightings.prefix(limit).map { sighting in
