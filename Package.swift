@@ -198,7 +198,7 @@ let package = Package(
             name: "BikeRegistryTests",
             dependencies: [
                 "BikeRegistryServer", "BikeRegistryStore", "BeaconTestSupport", "BeaconRegistryClient", "BeaconEngine",
-                "BeaconWire",
+                "BeaconWire", "RegistryTestServer",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -260,7 +260,8 @@ let package = Package(
             name: "RegistryTestServer",
             dependencies: [
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Tests/RegistryTestServer"
         ),

@@ -1,22 +1,11 @@
-internal import CMosquitto
-internal import CMosquittoLoad
-internal import CSystemShims
-import Dispatch
-
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// A connection to an MQTT broker through libmosquitto, loaded on first use (CMosquittoLoad): messages published at
 /// QoS 1 and awaited until the broker acknowledges them (PUBACK), subscriptions kept across reconnects, a last will.
 ///
-/// The connection runs on a network thread of this client's own, which calls `mosquitto_loop` and, whenever the
-/// connection is down, reconnects with backoff (1 s doubling to 60 s), so a broker that is away or refuses the
-/// station's password costs a connection attempt now and then, never a crash loop; `connection` says how it stands.
-/// Not libmosquitto's own thread (`mosquitto_loop_start`): its loop gives up for good on some errors, among them the
-/// one OpenSSL 3 reports when a broker's end of a TLS session vanishes (a broker killed or restarted), and a station
-/// would then stay off MQTT until restarted.
-public final class MQTTClient: @unchecked Sendable {
+/// The connection runs on a network thread of its own, which reconnects with backoff (1 s doubling to 60 s) whenever
+/// it is down, so a broker that is away or refuses the station's password costs a connection attempt now and then,
+/// never a crash loop; `connection` says how it stands. `stop()` disconnects; a client let go without it stops the
+/// same way in its deinit (`MQTTConnection`, which the thread holds, says how).
+public final class MQTTClient: Sendable {
     /// How the connection stands.
     public enum Connection: Sendable, Equatable {
         case connecting
@@ -27,309 +16,59 @@ public final class MQTTClient: @unchecked Sendable {
         case lost(String)
     }
 
-    /// `mosquitto` is libmosquitto's handle; `self` is its callbacks' context, valid until `deinit` has stopped the
-    /// network thread.
-    private let mosquitto: OpaquePointer
-    private let state = ThreadSharedState(State())
-    private let onMessage: @Sendable (MQTTMessage) -> Void
-    private let onConnected: @Sendable (MQTTClient) -> Void
-    private let onChange: @Sendable (Connection) -> Void
-
-    struct State {
-        var connection = Connection.connecting
-        /// Publishers waiting for their message's PUBACK, by message id.
-        var waiting: [Int32: CheckedContinuation<Void, any Error>] = [:]
-        /// PUBACKs that came before their publisher began to wait (libmosquitto's thread can be that quick).
-        var early: Set<Int32> = []
-        var subscriptions: [String] = []
-        var started = false
-        /// Set by `stop()`: the network thread disconnects and ends.
-        var stopping = false
-        /// The network thread, while it runs.
-        var thread: pthread_t?
-    }
-
-    private let host: String
-    private let port: Int32
-    private let keepAlive: Int32
-    /// What ends the network thread's wait between reconnection attempts early (`stop()`).
-    private let wake = DispatchSemaphore(value: 0)
+    private let core: MQTTConnection
 
     /// Loads libmosquitto and sets up a client for `settings`; `start()` connects. `onMessage` gets what arrives on
     /// the subscriptions, `onConnected` is called after each (re)connection, and `onChange` with each new state of the
-    /// connection (not again for each attempt that ends the same way), all on libmosquitto's thread.
+    /// connection (not again for each attempt that ends the same way), all on the network thread.
     public init(
         _ settings: MQTTSettings, onMessage: @escaping @Sendable (MQTTMessage) -> Void = { _ in },
         onConnected: @escaping @Sendable (MQTTClient) -> Void = { _ in },
         onChange: @escaping @Sendable (Connection) -> Void = { _ in }
     ) throws(MQTTError) {
-        if let why = beacond_mosquitto_load() { throw MQTTError(String(cString: why)) }
-        _ = Self.initialised
-        // A clean session: what the station publishes is in its outbox until acknowledged, so the broker need keep
-        // nothing for it across connections.
-        guard let handle = mosquitto_new(settings.clientID, true, nil) else {
-            throw MQTTError("cannot make an MQTT client (out of memory, or a client id libmosquitto refuses)")
-        }
-        do throws(MQTTError) {
-            try Self.configure(handle, settings)
-        } catch {
-            mosquitto_destroy(handle)
-            throw error
-        }
-        mosquitto = handle
-        host = settings.host
-        port = Int32(clamping: settings.port)
-        keepAlive = settings.keepAlive
-        self.onMessage = onMessage
-        self.onConnected = onConnected
-        self.onChange = onChange
-        mosquitto_user_data_set(handle, Unmanaged.passUnretained(self).toOpaque())
-    }
-
-    private static func configure(_ handle: OpaquePointer, _ settings: MQTTSettings) throws(MQTTError) {
-        try check(
-            mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311), "choose MQTT 3.1.1")
-        if let username = settings.username {
-            try check(mosquitto_username_pw_set(handle, username, settings.password), "set the username")
-        }
-        if let will = settings.will {
-            try check(
-                will.payload.withUnsafeBytes {
-                    mosquitto_will_set(handle, will.topic, Int32($0.count), $0.baseAddress, 1, will.retain)
-                }, "set the last will")
-        }
-        if settings.tls {
-            // The broker's certificate is verified against `caFile` (or the system's store) and its name against
-            // the host: libmosquitto's default, never turned off here.
-            try check(
-                mosquitto_tls_set(
-                    handle, settings.caFile, settings.caFile == nil ? "/etc/ssl/certs" : nil, nil, nil, nil),
-                "set up TLS")
-        }
-        // Other threads publish and subscribe: libmosquitto then wakes the network thread rather than writing itself.
-        try check(mosquitto_threaded_set(handle, true), "set up MQTT for threads")
-        mosquitto_connect_callback_set(handle) { _, context, code in MQTTClient.from(context)?.connected(code) }
-        mosquitto_disconnect_callback_set(handle) { _, context, code in MQTTClient.from(context)?.disconnected(code) }
-        mosquitto_publish_callback_set(handle) { _, context, mid in MQTTClient.from(context)?.acknowledged(mid) }
-        mosquitto_message_callback_set(handle) { _, context, message in
-            guard let client = MQTTClient.from(context), let message = message?.pointee else { return }
-            client.received(message)
-        }
+        // The connection must not hold this client (it would never be let go): its callback gets it weakly.
+        let owner = WeakClient()
+        core = try MQTTConnection(
+            settings, onMessage: onMessage, onConnected: { owner.client.map(onConnected) }, onChange: onChange)
+        owner.client = self
     }
 
     deinit {
-        stop()
-        mosquitto_destroy(mosquitto)
+        core.stop()
     }
 
     /// Connects in the background and keeps connecting: the first attempt now, the next ones with backoff on the
     /// network thread. Throws only for what no retry would change (settings libmosquitto cannot use).
-    public func start() throws(MQTTError) {
-        let first = state.withLock { state in
-            defer { (state.started, state.stopping) = (true, false) }
-            return !state.started
-        }
-        guard first else { return }
-        let code = mosquitto_connect_async(mosquitto, host, port, keepAlive)
-        switch code {
-        case MOSQ_ERR_SUCCESS.rawValue: break
-        case MOSQ_ERR_INVAL.rawValue: throw MQTTError("cannot connect to \(host):\(port): \(Self.describe(code))")
-        // The broker cannot be reached yet (refused, no route, name not resolved, a TLS handshake that failed): the
-        // network thread tries again, and the daemon runs on meanwhile.
-        default: state.withLock { $0.connection = .lost(Self.describe(code)) }
-        }
-        // Unretained, as libmosquitto's callbacks hold it: `stop()`, which `deinit` calls, ends the thread first.
-        let context = Unmanaged.passUnretained(self).toOpaque()
-        var thread = pthread_t()
-        let created = pthread_create(
-            &thread, nil,
-            { context in
-                Unmanaged<MQTTClient>.fromOpaque(context!).takeUnretainedValue().network()
-                return nil
-            }, context)
-        guard created == 0 else { throw MQTTError("cannot start the MQTT network thread: error \(created)") }
-        // A stop() that came while the thread was being made found none to end: this ends it.
-        let stoppedMeanwhile = state.withLock { state in
-            if state.stopping { return true }
-            state.thread = thread
-            return false
-        }
-        if stoppedMeanwhile {
-            wake.signal()
-            pthread_join(thread, nil)
-        }
-    }
+    public func start() throws(MQTTError) { try core.start() }
 
     /// Disconnects cleanly (the broker does not send the last will) and stops the network thread. Publishers still
     /// waiting for an acknowledgement get an error.
-    public func stop() {
-        let thread = state.withLock { state in
-            defer { (state.started, state.stopping, state.thread) = (false, true, nil) }
-            return state.started ? state.thread : nil
-        }
-        if let thread {
-            _ = mosquitto_disconnect(mosquitto)
-            wake.signal()
-            pthread_join(thread, nil)
-        }
-        let waiting = state.withLock { state in
-            defer { state.waiting = [:] }
-            return state.waiting
-        }
-        for publisher in waiting.values { publisher.resume(throwing: MQTTError("the MQTT client stopped")) }
-    }
+    public func stop() { core.stop() }
 
-    private var stopping: Bool { state.withLock { $0.stopping } }
-
-    /// The network thread: libmosquitto's loop while connected (it wakes at least once a second, for keepalive),
-    /// and while not, a reconnection attempt after each wait of the backoff.
-    private func network() {
-        _ = CSystemShims_setThreadName("mqtt")
-        var delay = Self.firstDelay
-        while !stopping {
-            let code = mosquitto_loop(mosquitto, 1_000, 1)
-            if code == MOSQ_ERR_SUCCESS.rawValue {
-                // The backoff starts again once the broker has accepted the station, not merely the connection: a
-                // refused password is tried again ever more slowly.
-                if delay != Self.firstDelay, connection == .connected { delay = Self.firstDelay }
-                continue
-            }
-            guard !stopping else { break }
-            // Down: lost, refused, never made, or a TLS or protocol error.
-            if connection == .connected { change(to: .lost(Self.describe(code))) }
-            while !stopping {
-                _ = wake.wait(timeout: .now() + .milliseconds(Int(delay.components.seconds) * 1_000))
-                guard !stopping else { break }
-                delay = min(delay * 2, Self.longestDelay)
-                let attempt = mosquitto_reconnect(mosquitto)
-                if attempt == MOSQ_ERR_SUCCESS.rawValue { break }
-                if case .refused = connection { continue }  // the refusal says more than the failed attempt
-                change(to: .lost(Self.describe(attempt)))
-            }
-        }
-        // The DISCONNECT `stop()` queued goes out before the thread ends (two seconds at most).
-        let deadline = ContinuousClock.now.advanced(by: .seconds(2))
-        while ContinuousClock.now < deadline, mosquitto_loop(mosquitto, 100, 1) == MOSQ_ERR_SUCCESS.rawValue {}
-    }
-
-    private static let firstDelay = Duration.seconds(1)
-    private static let longestDelay = Duration.seconds(60)
-
-    public var connection: Connection { state.withLock { $0.connection } }
+    public var connection: Connection { core.connection }
 
     /// Subscribes to `pattern` now if connected, and again after every reconnection (a clean session forgets it).
-    public func subscribe(_ pattern: String) {
-        state.withLock { $0.subscriptions.append(pattern) }
-        if connection == .connected { _ = mosquitto_subscribe(mosquitto, nil, pattern, 1) }
-    }
+    public func subscribe(_ pattern: String) { core.subscribe(pattern) }
 
     /// Publishes at QoS 1 and returns once the broker has acknowledged the message, or throws: not connected,
     /// refused by libmosquitto, or no acknowledgement within `timeout` (libmosquitto sends it again after a
     /// reconnection, so a caller that tries again later may make a duplicate, as QoS 1 allows).
     public func publish(_ message: MQTTMessage, within timeout: Duration) async throws(MQTTError) {
-        var mid: Int32 = 0
-        let code = message.payload.withUnsafeBytes {
-            mosquitto_publish(mosquitto, &mid, message.topic, Int32($0.count), $0.baseAddress, 1, message.retain)
-        }
-        guard code == MOSQ_ERR_SUCCESS.rawValue else {
-            throw MQTTError("cannot publish on \(message.topic): \(Self.describe(code))")
-        }
-        do {
-            try await acknowledgement(of: mid, within: timeout)
-        } catch let error as MQTTError {
-            throw error
-        } catch {
-            throw MQTTError("publishing on \(message.topic): \(error)")
-        }
+        try await core.publish(message, within: timeout)
     }
 
     /// Queues a message at QoS 1 without waiting for its acknowledgement (from a callback, which must not wait):
     /// libmosquitto sends it, and again after a reconnection until the broker has it.
-    public func send(_ message: MQTTMessage) throws(MQTTError) {
-        let code = message.payload.withUnsafeBytes {
-            mosquitto_publish(mosquitto, nil, message.topic, Int32($0.count), $0.baseAddress, 1, message.retain)
-        }
-        guard code == MOSQ_ERR_SUCCESS.rawValue else {
-            throw MQTTError("cannot publish on \(message.topic): \(Self.describe(code))")
-        }
+    public func send(_ message: MQTTMessage) throws(MQTTError) { try core.send(message) }
+}
+
+/// The client, weakly, for the connection's `onConnected`.
+private final class WeakClient: @unchecked Sendable {
+    private let state = ThreadSharedState<Weak>(Weak())
+    private struct Weak { weak var client: MQTTClient? }
+
+    var client: MQTTClient? {
+        get { state.withLock { $0.client } }
+        set { state.withLock { $0.client = newValue } }
     }
-
-    private func acknowledgement(of mid: Int32, within timeout: Duration) async throws {
-        let timer = Task {
-            guard (try? await Task.sleep(for: timeout)) != nil else { return }  // cancelled: acknowledged in time
-            let waiting = self.state.withLock { $0.waiting.removeValue(forKey: mid) }
-            waiting?.resume(throwing: MQTTError("no acknowledgement from the broker within \(timeout)"))
-        }
-        defer { timer.cancel() }
-        try await withCheckedThrowingContinuation { (publisher: CheckedContinuation<Void, any Error>) in
-            let acknowledged = state.withLock { state in
-                if state.early.remove(mid) != nil { return true }
-                state.waiting[mid] = publisher
-                return false
-            }
-            if acknowledged { publisher.resume() }
-        }
-    }
-
-    // MARK: libmosquitto's callbacks, on its network thread
-
-    private static func from(_ context: UnsafeMutableRawPointer?) -> MQTTClient? {
-        context.map { Unmanaged<MQTTClient>.fromOpaque($0).takeUnretainedValue() }
-    }
-
-    private func connected(_ code: Int32) {
-        guard code == 0 else {
-            change(to: .refused(String(cString: mosquitto_connack_string(code))))
-            return
-        }
-        change(to: .connected)
-        let subscriptions = state.withLock { $0.subscriptions }
-        for pattern in subscriptions { _ = mosquitto_subscribe(mosquitto, nil, pattern, 1) }
-        onConnected(self)
-    }
-
-    private func disconnected(_ code: Int32) {
-        // A refusal stays the reason: the disconnection that follows it says less.
-        if case .refused = connection { return }
-        change(to: code == 0 ? .lost("disconnected") : .lost(Self.describe(code)))
-    }
-
-    /// Sets the connection's state, and tells `onChange` when it is a new one.
-    private func change(to connection: Connection) {
-        let changed = state.withLock { state in
-            defer { state.connection = connection }
-            return state.connection != connection
-        }
-        if changed { onChange(connection) }
-    }
-
-    private func acknowledged(_ mid: Int32) {
-        let publisher = state.withLock { state in
-            guard let publisher = state.waiting.removeValue(forKey: mid) else {
-                state.early.insert(mid)
-                return nil as CheckedContinuation<Void, any Error>?
-            }
-            return publisher
-        }
-        publisher?.resume()
-    }
-
-    private func received(_ message: mosquitto_message) {
-        guard let topic = message.topic else { return }
-        let payload =
-            message.payload.map { [UInt8](UnsafeRawBufferPointer(start: $0, count: Int(message.payloadlen))) } ?? []
-        onMessage(MQTTMessage(topic: String(cString: topic), payload: payload, retain: message.retain))
-    }
-
-    private static func describe(_ code: Int32) -> String { String(cString: mosquitto_strerror(code)) }
-
-    private static func check(_ code: Int32, _ doing: String) throws(MQTTError) {
-        guard code == MOSQ_ERR_SUCCESS.rawValue else { throw MQTTError("cannot \(doing): \(Self.describe(code))") }
-    }
-
-    /// `mosquitto_lib_init` once per process (it sets up libmosquitto's TLS and random source).
-    private static let initialised: Bool = {
-        _ = mosquitto_lib_init()
-        return true
-    }()
 }

@@ -31,7 +31,7 @@ import Testing
                 == .wait(.seconds(540)))
     }
 
-    @Test func onceSynchronisedItsTimesAreLabelledWithTheClockThen() {
+    @Test func onceSynchronisedItsTimesAreLabelledWithTheClockThen() throws {
         // NTP stepped the clock 3 h forward at some point: the labels use the offset now, right whatever the step.
         let decision = SightingClock.decide(
             Self.pending, reading: Self.reading(monotonic: 400, stepped: true, synchronized: true), limit: .seconds(600)
@@ -46,7 +46,7 @@ import Testing
             Issue.record("not settled")
             return
         }
-        let fields = try! #require(FlatJSON.object(settled))
+        let fields = try #require(FlatJSON.object(settled))
         #expect(
             fields["firstSeen"] == "2024-06-01T08:01:30.000000Z" && fields["lastSeen"] == "2024-06-01T08:01:39.000000Z")
         #expect(fields["date"] == fields["lastSeen"] && fields["clockSynchronized"] == nil)

@@ -1,10 +1,11 @@
 import Foundation
 
 /// Polls `condition` every 5 ms for up to `seconds`: true as soon as it holds, false when the time ran out. The
-/// time is a ceiling for a slow machine (a sanitizer's run), never what a passing test waits.
+/// time is a ceiling for a slow machine (a sanitizer's run), never what a passing test waits. A cancelled test (its
+/// time limit) stops waiting at once: its sleeps would end at once, and the loop spin on a core the others need.
 public func eventually(within seconds: Double = 60, _ condition: () throws -> Bool) async rethrows -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
+    while Date() < deadline, !Task.isCancelled {
         if try condition() { return true }
         try? await Task.sleep(for: .milliseconds(5))
     }

@@ -16,27 +16,43 @@ import Testing
 /// what it leaves to the router, answers in the order requests came, the station's rate and refresh noted as the
 /// router would, and the `Date` it writes.
 @Suite struct RefreshShortcutTests {
-    /// A shortcut over a real SQLite store with one station, its key and the list's ETag loaded into memory.
+    /// A shortcut over a real SQLite store with one station, its key and the list's ETag loaded into memory. Made
+    /// in two steps: an `EmbeddedChannel` may be used only on the thread that made it, and an async test may go on
+    /// on another thread after each `await`, so a test makes the channel (`Fixture(store)`) after its last one.
     struct Fixture {
+        struct Store {
+            let key: String
+            let etag: String
+            let database: any RegistryStore
+            let routes: StationRoutes
+            let logger: Logger
+
+            init(directory: String, requestsPerMinute: Int = 600) async throws {
+                logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+                database = try await RegistryStores.open(
+                    directory + "/registry.sqlite", connections: 2, logger: logger)
+                key = try await database.addStation(name: "Ace", latitude: 51.5, longitude: -0.2)
+                let snapshot = RegistrySnapshot(
+                    database: database, interval: .seconds(60), logger: logger, encode: StationRoutes.encode)
+                _ = try await snapshot.station(keyHash: Secrets.hash(key))
+                etag = StationRoutes.etag(try await snapshot.listVersion())
+                routes = StationRoutes(
+                    database: database, limiter: RateLimiter(perMinute: requestsPerMinute), doorbell: Doorbell(),
+                    refreshes: StationRefreshLog(database: database, interval: .seconds(60), logger: logger),
+                    snapshot: snapshot)
+            }
+        }
+
         let channel: EmbeddedChannel
         let key: String
         let etag: String
-        let database: any RegistryStore
 
-        init(directory: String, requestsPerMinute: Int = 600) async throws {
-            let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
-            database = try await RegistryStores.open(directory + "/registry.sqlite", connections: 2, logger: logger)
-            key = try await database.addStation(name: "Ace", latitude: 51.5, longitude: -0.2)
-            let snapshot = RegistrySnapshot(
-                database: database, interval: .seconds(60), logger: logger, encode: StationRoutes.encode)
-            _ = try await snapshot.station(keyHash: Secrets.hash(key))
-            etag = StationRoutes.etag(try await snapshot.listVersion())
-            let routes = StationRoutes(
-                database: database, limiter: RateLimiter(perMinute: requestsPerMinute), doorbell: Doorbell(),
-                refreshes: StationRefreshLog(database: database, interval: .seconds(60), logger: logger),
-                snapshot: snapshot)
+        init(_ store: Store) {
+            key = store.key
+            etag = store.etag
             channel = EmbeddedChannel(
-                handler: RefreshShortcut(routes: routes, date: HTTPDate(), serverName: "bike-registry", logger: logger))
+                handler: RefreshShortcut(
+                    routes: store.routes, date: HTTPDate(), serverName: "bike-registry", logger: store.logger))
         }
 
         func request(_ path: String, fields: HTTPFields, method: HTTPRequest.Method = .get) throws {
@@ -69,8 +85,9 @@ import Testing
     @Test func anUnchangedRefreshIsAnsweredHereAndAnythingElseGoesToTheRouter() async throws {
         let directory = try TemporaryDirectory("shortcut")
         defer { directory.remove() }
-        let fixture = try await Fixture(directory: directory.path)
-        defer { Task { await fixture.database.close() } }
+        let store = try await Fixture.Store(directory: directory.path)
+        defer { Task { await store.database.close() } }
+        let fixture = Fixture(store)
         let conditional: HTTPFields = [.authorization: "Bearer \(fixture.key)", .ifNoneMatch: fixture.etag]
 
         try fixture.request("/bikes?missing=true", fields: conditional)
@@ -116,8 +133,9 @@ import Testing
     @Test func aRefreshBehindARequestTheRouterOwesAnAnswerWaitsItsTurn() async throws {
         let directory = try TemporaryDirectory("shortcut")
         defer { directory.remove() }
-        let fixture = try await Fixture(directory: directory.path)
-        defer { Task { await fixture.database.close() } }
+        let store = try await Fixture.Store(directory: directory.path)
+        defer { Task { await store.database.close() } }
+        let fixture = Fixture(store)
         let conditional: HTTPFields = [.authorization: "Bearer \(fixture.key)", .ifNoneMatch: fixture.etag]
 
         try fixture.request("/bikes", fields: [.authorization: "Bearer \(fixture.key)"])  // the router's: 200
@@ -192,7 +210,7 @@ import Testing
             store, directory: directory.path, sharing: database, refreshWriteInterval: .seconds(3600))
         let key = try await registry.database.addStation(name: "Ace", latitude: 51.5, longitude: -0.2)
         #expect(try await registry.request(.GET, "/bikes", bearer: key).status == 200)
-        await registry.stop()
+        await registry.stop(cancelling: true)
         let reopened = try await database.open()
         let station = try await reopened.stations().first
         await reopened.close()

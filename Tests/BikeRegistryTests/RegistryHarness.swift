@@ -5,6 +5,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import NIOHTTP1
+import RegistryTestServer
 import Synchronization
 
 @testable import BikeRegistryServer
@@ -15,7 +16,7 @@ final class RegistryHarness: Sendable {
     let testDatabase: TestDatabase
     let database: any RegistryStore
     let port: Int
-    private let task: Task<Void, any Error>
+    private let served: ServedApplication
 
     private let ownsDatabase: Bool
 
@@ -43,7 +44,7 @@ final class RegistryHarness: Sendable {
         let app = RegistryApplication.make(
             database: database, configuration: configuration,
             logger: logger, onServerRunning: { continuation.yield($0) })
-        task = Task { try await app.run() }
+        served = ServedApplication(app)
         var found = 0
         for await port in stream {
             found = port
@@ -52,9 +53,10 @@ final class RegistryHarness: Sendable {
         port = found
     }
 
-    func stop() async {
-        task.cancel()
-        _ = await task.result
+    /// Stops the server gracefully (`ServedApplication` says why), or by cancelling it: what a test of cancellation
+    /// asks for, once its requests are answered.
+    func stop(cancelling: Bool = false) async {
+        if cancelling { await served.cancel() } else { await served.stop() }
         await database.close()
         if ownsDatabase { await testDatabase.drop() }
     }
@@ -192,7 +194,7 @@ final class NotificationReceiver: Sendable {
 
     private let state = Mutex((received: [Received](), answers: [Int]()))
     private(set) nonisolated(unsafe) var port = 0
-    private let task: Mutex<Task<Void, any Error>?> = Mutex(nil)
+    private let served: Mutex<ServedApplication?> = Mutex(nil)
 
     func start() async throws {
         let router = Router()
@@ -211,7 +213,7 @@ final class NotificationReceiver: Sendable {
         let app = Application(
             router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
             onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) })
-        task.withLock { $0 = Task { try await app.run() } }
+        served.withLock { $0 = ServedApplication(app) }
         for await port in stream {
             self.port = port
             break
@@ -219,9 +221,7 @@ final class NotificationReceiver: Sendable {
     }
 
     func stop() async {
-        let running = task.withLock { $0 }
-        running?.cancel()
-        _ = await running?.result
+        await served.withLock { $0 }?.stop()
     }
 
     func answerNext(_ statuses: [Int]) { state.withLock { $0.answers += statuses } }

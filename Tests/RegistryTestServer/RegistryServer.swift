@@ -60,7 +60,7 @@ public final class RegistryServer: Sendable {
 
     private let state = Mutex(State())
     public private(set) nonisolated(unsafe) var port = 0
-    private let task: Mutex<Task<Void, any Error>?> = Mutex(nil)
+    private let served: Mutex<ServedApplication?> = Mutex(nil)
 
     public init() {}
 
@@ -73,7 +73,7 @@ public final class RegistryServer: Sendable {
         let app = Application(
             router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
             onServerRunning: { channel in continuation.yield(channel.localAddress?.port ?? 0) })
-        task.withLock { $0 = Task { try await app.run() } }
+        served.withLock { $0 = ServedApplication(app) }
         for await port in stream {
             self.port = port
             break
@@ -82,9 +82,7 @@ public final class RegistryServer: Sendable {
 
     public func stop() async {
         release()  // a held request would hold the server's shutdown, which waits for every answer
-        let running = task.withLock { $0 }
-        running?.cancel()
-        _ = await running?.result
+        await served.withLock { $0 }?.stop()
     }
 
     public var baseURL: String { "http://127.0.0.1:\(port)" }
