@@ -11,9 +11,7 @@ import Glibc
 ///
 /// The network thread holds this object (it runs its methods), and `MQTTClient` holds it and stops it in its deinit,
 /// so a client dropped without `stop()` still ends its thread, and the handle is destroyed only once no thread is in
-/// libmosquitto. The connection runs on a network thread of its own, which calls `mosquitto_loop` and, whenever the
-/// connection is down, reconnects with backoff (1 s doubling to 60 s), so a broker that is away or refuses the
-/// station's password costs a connection attempt now and then, never a crash loop; `connection` says how it stands.
+/// libmosquitto. The thread calls `mosquitto_loop`, and reconnects with the backoff `MQTTClient` describes.
 /// Not libmosquitto's own thread (`mosquitto_loop_start`): its loop gives up for good on some errors, among them the
 /// one OpenSSL 3 reports when a broker's end of a TLS session vanishes (a broker killed or restarted), and a station
 /// would then stay off MQTT until restarted.

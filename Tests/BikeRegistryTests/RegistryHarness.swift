@@ -32,8 +32,8 @@ final class RegistryHarness: Sendable {
             testDatabase = try await TestDatabase.make(kind, in: directory)
         }
         ownsDatabase = sharing == nil
-        database = try await testDatabase.open()
-        let (stream, continuation) = AsyncStream.makeStream(of: Int.self)
+        let database = try await testDatabase.open()
+        self.database = database
         var logger = Logger(label: "bike-registry-test")
         logger.logLevel = .warning
         var configuration = RegistryServerConfiguration(
@@ -41,16 +41,11 @@ final class RegistryHarness: Sendable {
             registrationsPerMinute: registrationsPerMinute, requestsPerMinute: requestsPerMinute)
         configuration.retryBase = .milliseconds(200)
         configuration.refreshWriteInterval = refreshWriteInterval
-        let app = RegistryApplication.make(
-            database: database, configuration: configuration,
-            logger: logger, onServerRunning: { continuation.yield($0) })
-        served = ServedApplication(app)
-        var found = 0
-        for await port in stream {
-            found = port
-            break
+        served = await ServedApplication { listening in
+            RegistryApplication.make(
+                database: database, configuration: configuration, logger: logger, onServerRunning: { listening($0) })
         }
-        port = found
+        port = served.port
     }
 
     /// Stops the server gracefully (`ServedApplication` says why), or by cancelling it: what a test of cancellation
@@ -209,15 +204,13 @@ final class NotificationReceiver: Sendable {
             }
             return Response(status: .init(code: status), headers: status == 429 ? [.retryAfter: "1"] : [:])
         }
-        let (stream, continuation) = AsyncStream.makeStream(of: Int.self)
-        let app = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) })
-        served.withLock { $0 = ServedApplication(app) }
-        for await port in stream {
-            self.port = port
-            break
+        let served = await ServedApplication { listening in
+            Application(
+                router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                onServerRunning: { listening($0.localAddress?.port ?? 0) })
         }
+        self.served.withLock { $0 = served }
+        port = served.port
     }
 
     func stop() async {

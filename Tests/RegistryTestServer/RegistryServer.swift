@@ -69,15 +69,13 @@ public final class RegistryServer: Sendable {
         let router = Router()
         router.get("bikes") { request, _ in await self.bikes(request) }
         router.post("sightings") { request, _ in try await self.sighting(request) }
-        let (stream, continuation) = AsyncStream.makeStream(of: Int.self)
-        let app = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in continuation.yield(channel.localAddress?.port ?? 0) })
-        served.withLock { $0 = ServedApplication(app) }
-        for await port in stream {
-            self.port = port
-            break
+        let served = await ServedApplication { listening in
+            Application(
+                router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                onServerRunning: { listening($0.localAddress?.port ?? 0) })
         }
+        self.served.withLock { $0 = served }
+        port = served.port
     }
 
     public func stop() async {

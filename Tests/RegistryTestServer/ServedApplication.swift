@@ -13,15 +13,28 @@ import ServiceLifecycle
 public final class ServedApplication: Sendable {
     private let group: ServiceGroup
     private let task: Task<Void, any Error>
+    /// Where it listens on loopback (0 if it stopped before it listened).
+    public let port: Int
 
-    public init(_ application: some ApplicationProtocol) {
+    /// Serves the application `make` builds, and returns once it listens. `make` is given what its
+    /// `onServerRunning` calls with the port the system chose.
+    public init(_ make: (_ listening: @escaping @Sendable (Int) -> Void) -> some ApplicationProtocol) async {
+        let (ports, listening) = AsyncStream.makeStream(of: Int.self)
         let group = ServiceGroup(
             configuration: .init(
-                services: [application],
-                logger: Logger(label: "test-server", factory: { _ in SwiftLogNoOpLogHandler() })
-            ))
+                services: [make { listening.yield($0) }],
+                logger: Logger(label: "test-server", factory: { _ in SwiftLogNoOpLogHandler() })))
         self.group = group
-        task = Task { try await group.run() }
+        task = Task {
+            defer { listening.finish() }
+            try await group.run()
+        }
+        var port = 0
+        for await listened in ports {
+            port = listened
+            break
+        }
+        self.port = port
     }
 
     /// Returns once the server has stopped.
