@@ -204,11 +204,7 @@ final class NotificationReceiver: Sendable {
             }
             return Response(status: .init(code: status), headers: status == 429 ? [.retryAfter: "1"] : [:])
         }
-        let served = await ServedApplication { listening in
-            Application(
-                router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                onServerRunning: { listening($0.localAddress?.port ?? 0) })
-        }
+        let served = await ServedApplication(loopback: router)
         self.served.withLock { $0 = served }
         port = served.port
     }

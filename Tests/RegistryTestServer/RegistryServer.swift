@@ -69,11 +69,7 @@ public final class RegistryServer: Sendable {
         let router = Router()
         router.get("bikes") { request, _ in await self.bikes(request) }
         router.post("sightings") { request, _ in try await self.sighting(request) }
-        let served = await ServedApplication { listening in
-            Application(
-                router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                onServerRunning: { listening($0.localAddress?.port ?? 0) })
-        }
+        let served = await ServedApplication(loopback: router)
         self.served.withLock { $0 = served }
         port = served.port
     }

@@ -37,6 +37,15 @@ public final class ServedApplication: Sendable {
         self.port = port
     }
 
+    /// A plain application of `router` on 127.0.0.1, at a port the system chooses.
+    public convenience init(loopback router: Router<BasicRequestContext>) async {
+        await self.init { listening in
+            Application(
+                router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                onServerRunning: { listening($0.localAddress?.port ?? 0) })
+        }
+    }
+
     /// Returns once the server has stopped.
     public func stop(patience: Duration = .seconds(10)) async {
         await group.triggerGracefulShutdown()
