@@ -20,11 +20,13 @@ import subprocess
 import sys
 import tempfile
 import time
+import traceback
 import urllib.error
 import urllib.parse
 import urllib.request
 
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions
@@ -78,7 +80,22 @@ class Journey:
         posts = element.tag_name == "button" and element.get_attribute("type") == "submit"
         element.click()
         if posts:
-            self.wait.until(expected_conditions.staleness_of(element))
+            self.wait.until(lambda _: self.left_document(element))
+
+    @staticmethod
+    def left_document(element):
+        """Whether the page holding `element` has been replaced. Selenium's staleness_of knows only the stale-element
+        error; chromedriver sometimes answers a node of a page being replaced with "Node with given id does not belong
+        to the document" instead, which is the same fact (the journey failed on it about one run in eight)."""
+        try:
+            element.is_enabled()
+            return False
+        except StaleElementReferenceException:
+            return True
+        except WebDriverException as error:
+            if "does not belong to the document" in str(error):
+                return True
+            raise
 
     def fill(self, name, value):
         field = self.driver.find_element(By.NAME, name)
@@ -292,6 +309,7 @@ def main():
         bike_id = journey.run()
     except Exception as error:
         journey.failures.append(f"{type(error).__name__}: {error}")
+        traceback.print_exc()  # where in the journey: the test prints this script's stderr
         try:
             journey.driver.save_screenshot(os.path.join(journey.arguments.screenshots, "failure.png"))
             print(journey.driver.page_source[:4000], file=sys.stderr)
