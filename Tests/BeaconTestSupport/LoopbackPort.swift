@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -6,19 +7,35 @@ import Glibc
 
 /// TCP ports on 127.0.0.1, for servers the tests start as processes of their own.
 public enum LoopbackPort {
-    /// A port free now (the kernel's choice for a socket bound to port 0), for a server to listen on.
+    /// A port free now, for a server to listen on: chosen at random below the kernel's ephemeral range (32768 and up,
+    /// /proc/sys/net/ipv4/ip_local_port_range), from which the kernel takes the source port of every outgoing
+    /// connection and the port of every server bound to port 0. One the kernel chose, as this once took, could be
+    /// taken by the suite's own connections between this check and the server's bind (CI: mosquitto's "Address
+    /// already in use"). Never the same port twice in one test process.
     public static func free() throws -> Int {
+        for _ in 0..<500 {
+            let port = Int.random(in: 20_000..<32_768)
+            guard given.withLock({ $0.insert(port).inserted }) else { continue }
+            if bindable(port) { return port }
+        }
+        throw FixtureError("no free port on 127.0.0.1 between 20000 and 32767")
+    }
+
+    private static let given = Mutex<Set<Int>>([])
+
+    /// Whether a server could listen on `port` now (with SO_REUSEADDR, as servers do, so that a connection of an
+    /// earlier test still in TIME_WAIT does not count).
+    private static func bindable(_ port: Int) -> Bool {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(descriptor) }
-        var address = loopback(port: 0)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let found = withUnsafeMutablePointer(to: &address) { pointer in
+        var reuse: Int32 = 1
+        setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
+        var address = loopback(port: port)
+        return withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
             }
         }
-        guard found else { throw FixtureError("no free port on 127.0.0.1: errno \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     /// Whether something accepts connections on `port`.
