@@ -13,17 +13,18 @@ struct NtfyMessage: Equatable {
 
     init(_ payload: NotificationPayload) {
         let station = payload.data.station
-        let time = payload.data.seenAt.formatted(
-            Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day().time(includingFractionalSeconds: false))
+        let time =
+            ISOTime.readable(payload.data.seenAt)
+            + (payload.data.timesAsReceived == true ? " (the station's clock was wrong; shown as received)" : "")
         let place = String(format: "%.5f, %.5f", station.latitude, station.longitude)
         switch payload.type {
         case .seen:
-            body = "Your bike was heard at \(station.name) (\(place)) at \(time) UTC, \(payload.data.proximity)."
+            body = "Your bike was heard at \(station.name) (\(place)) at \(time), \(payload.data.proximity)."
         case .left:
-            body = "Your bike is no longer heard at \(station.name) (\(place)); last heard at \(time) UTC."
+            body = "Your bike is no longer heard at \(station.name) (\(place)); last heard at \(time)."
         case .test:
             body =
-                "A test from bike-registry at \(time) UTC: when a station hears your missing bike, a message here "
+                "A test from bike-registry at \(time): when a station hears your missing bike, a message here "
                 + "says where."
         }
         let title: String =

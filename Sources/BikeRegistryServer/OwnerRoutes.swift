@@ -92,7 +92,8 @@ struct OwnerRoutes: Sendable {
                     SightingsAnswer.Item(
                         kind: $0.kind, seenAt: $0.seenAt, firstSeen: $0.firstSeen, lastSeen: $0.lastSeen,
                         station: $0.station,
-                        proximity: $0.proximity, rssi: $0.rssi, visitId: $0.visitId)
+                        proximity: $0.proximity, rssi: $0.rssi, visitId: $0.visitId,
+                        timesAsReceived: $0.timesAsReceived)
                 }),
             headers: [.cacheControl: "no-store"])
     }
@@ -223,6 +224,8 @@ struct SightingsAnswer: Encodable {
         var proximity: String
         var rssi: Double?
         var visitId: String
+        /// The station's clock was wrong: the times are when the registry received the sighting.
+        var timesAsReceived: Bool
     }
 
     var bikeId: String

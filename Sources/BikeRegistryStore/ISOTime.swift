@@ -3,7 +3,8 @@ public import Foundation
 /// RFC 3339 times (the `date-time` of the API's schema) read exactly as that grammar allows: any number of
 /// fractional digits, `Z` or any `±hh:mm` offset (Foundation's parser refuses offsets past ±18 h, which the grammar
 /// allows), `T` or `t`. Written back in UTC to the millisecond (`2024-06-01T08:00:30.325Z`): the API's answers and the
-/// messages to owners, by hand, as every sighting's message is written with it.
+/// messages to owners, by hand, as every sighting's message is written with it. Both directions are total: any text
+/// parses to a time or to nil (a 400), and any time formats.
 public enum ISOTime {
     public static func parse(_ text: String) -> Date? {
         let bytes = Array(text.utf8)
@@ -58,39 +59,87 @@ public enum ISOTime {
         return Date(timeIntervalSince1970: Double(seconds) + fraction)
     }
 
+    /// The earliest and latest times RFC 3339 can write (years 0000 to 9999). `format` writes any time outside them,
+    /// and a time that is no number (NaN, ±infinity), as the nearest of the two: it is a total function, since the
+    /// registry writes times that a station or an old database gave it, and a trap there took the server down.
+    public static let earliest = Date(timeIntervalSince1970: -62_167_219_200)
+    public static let latest = Date(timeIntervalSince1970: 253_402_300_799.999)
+
     public static func format(_ date: Date) -> String {
-        // To the nearest millisecond, so that a time read from `…30.123Z` is written back as that (a Date holds it as
-        // a double a hair above or below; Foundation's ISO8601FormatStyle rounds down and writes .122 for some).
-        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
-        let (days, inDay) = milliseconds.quotientAndRemainder(dividingBy: 86_400_000)
-        let (day, remainder) = inDay < 0 ? (days - 1, inDay + 86_400_000) : (days, inDay)
-        let (year, month, dayOfMonth) = civilFromDays(Int(day))
         var text = [UInt8]()
         text.reserveCapacity(24)
-        func digits(_ value: Int, _ count: Int) {
-            var scale = 1
-            for _ in 1..<count { scale *= 10 }
-            while scale > 0 {
-                text.append(UInt8(ascii: "0") + UInt8(value / scale % 10))
-                scale /= 10
-            }
-        }
-        let ms = Int(remainder)
-        digits(year, 4)
-        text.append(UInt8(ascii: "-"))
-        digits(month, 2)
-        text.append(UInt8(ascii: "-"))
-        digits(dayOfMonth, 2)
+        let parts = Parts(date)
+        parts.writeDate(into: &text)
         text.append(UInt8(ascii: "T"))
-        digits(ms / 3_600_000, 2)
-        text.append(UInt8(ascii: ":"))
-        digits(ms / 60_000 % 60, 2)
-        text.append(UInt8(ascii: ":"))
-        digits(ms / 1000 % 60, 2)
-        text.append(UInt8(ascii: "."))
-        digits(ms % 1000, 3)
+        parts.writeTime(into: &text, milliseconds: true)
         text.append(UInt8(ascii: "Z"))
         return String(decoding: text, as: UTF8.self)
+    }
+
+    /// `2024-06-01 08:00:30 UTC`: what a person reads (the owner's page without its script, ntfy, `station list`).
+    public static func readable(_ date: Date) -> String {
+        var text = [UInt8]()
+        text.reserveCapacity(23)
+        let parts = Parts(date)
+        parts.writeDate(into: &text)
+        text.append(UInt8(ascii: " "))
+        parts.writeTime(into: &text, milliseconds: false)
+        text.append(contentsOf: " UTC".utf8)
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// A time's calendar fields in UTC, to the millisecond, clamped to what RFC 3339 can write.
+    private struct Parts {
+        var year: Int, month: Int, day: Int
+        /// Milliseconds into the day.
+        var milliseconds: Int
+
+        init(_ date: Date) {
+            // To the nearest millisecond, so that a time read from `…30.123Z` is written back as that (a Date holds it
+            // as a double a hair above or below; Foundation's ISO8601FormatStyle rounds down and writes .122 for
+            // some). Clamped before any conversion to an integer, which is where a NaN or 1e300 would trap.
+            let seconds = date.timeIntervalSince1970
+            let bounded =
+                seconds.isNaN
+                ? ISOTime.earliest.timeIntervalSince1970
+                : min(max(seconds, ISOTime.earliest.timeIntervalSince1970), ISOTime.latest.timeIntervalSince1970)
+            let total = Int64((bounded * 1000).rounded())
+            let (days, inDay) = total.quotientAndRemainder(dividingBy: 86_400_000)
+            let (day, remainder) = inDay < 0 ? (days - 1, inDay + 86_400_000) : (days, inDay)
+            (year, month, self.day) = ISOTime.civilFromDays(Int(day))
+            milliseconds = Int(remainder)
+        }
+
+        func writeDate(into text: inout [UInt8]) {
+            ISOTime.digits(year, 4, into: &text)
+            text.append(UInt8(ascii: "-"))
+            ISOTime.digits(month, 2, into: &text)
+            text.append(UInt8(ascii: "-"))
+            ISOTime.digits(day, 2, into: &text)
+        }
+
+        func writeTime(into text: inout [UInt8], milliseconds withMilliseconds: Bool) {
+            ISOTime.digits(milliseconds / 3_600_000, 2, into: &text)
+            text.append(UInt8(ascii: ":"))
+            ISOTime.digits(milliseconds / 60_000 % 60, 2, into: &text)
+            text.append(UInt8(ascii: ":"))
+            ISOTime.digits(milliseconds / 1000 % 60, 2, into: &text)
+            if withMilliseconds {
+                text.append(UInt8(ascii: "."))
+                ISOTime.digits(milliseconds % 1000, 3, into: &text)
+            }
+        }
+    }
+
+    /// `value`'s last `count` decimal digits; `value` is never negative here (the clamp keeps years at 0 or more).
+    private static func digits(_ value: Int, _ count: Int, into text: inout [UInt8]) {
+        var scale = 1
+        for _ in 1..<count { scale *= 10 }
+        let value = max(0, value)
+        while scale > 0 {
+            text.append(UInt8(ascii: "0") + UInt8(value / scale % 10))
+            scale /= 10
+        }
     }
 
     /// Year, month and day of a count of days since 1970-01-01 (Howard Hinnant's civil_from_days).

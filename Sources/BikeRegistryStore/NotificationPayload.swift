@@ -30,6 +30,9 @@ public struct NotificationPayload: Codable, Sendable, Equatable {
         public var proximity: String
         /// Shared by a visit's seen and left messages.
         public var visitId: String
+        /// Present, and true, only when the station's clock was wrong: `seenAt` is when the registry received the
+        /// sighting (`StationClockCheck`).
+        public var timesAsReceived: Bool?
     }
 
     public var type: Kind
@@ -37,14 +40,15 @@ public struct NotificationPayload: Codable, Sendable, Equatable {
     public var data: Details
 
     init(
-        type: Kind, timestamp: Date, bikeId: String, station: Station, seenAt: Date, proximity: String, visitId: String
+        type: Kind, timestamp: Date, bikeId: String, station: Station, seenAt: Date, proximity: String, visitId: String,
+        timesAsReceived: Bool = false
     ) {
         self.type = type
         self.timestamp = timestamp
         data = Details(
             bikeId: bikeId,
             station: StationPlace(name: station.name, latitude: station.latitude, longitude: station.longitude),
-            seenAt: seenAt, proximity: proximity, visitId: visitId)
+            seenAt: seenAt, proximity: proximity, visitId: visitId, timesAsReceived: timesAsReceived ? true : nil)
     }
 
     /// The owner page's test message: the shape of a real one, from a "station" that says it is a test.
@@ -53,7 +57,7 @@ public struct NotificationPayload: Codable, Sendable, Equatable {
             type: .test, timestamp: now,
             data: Details(
                 bikeId: bikeId, station: StationPlace(name: "a test from bike-registry", latitude: 0, longitude: 0),
-                seenAt: now, proximity: "near", visitId: "test"))
+                seenAt: now, proximity: "near", visitId: "test", timesAsReceived: nil))
     }
 
     private init(type: Kind, timestamp: Date, data: Details) {
@@ -83,6 +87,10 @@ public struct NotificationPayload: Codable, Sendable, Equatable {
         json.key("name")
         json.string(data.station.name)
         json.raw("}")
+        if data.timesAsReceived == true {
+            json.key("timesAsReceived")
+            json.raw("true")
+        }
         json.key("visitId")
         json.string(data.visitId)
         json.raw("}")

@@ -19,7 +19,9 @@ struct VisitNotifications {
     let visitId: String
 
     init(sighting: SightingReport, stationId: Int64) {
-        let firstSeenMilliseconds = Int64((sighting.firstSeen.timeIntervalSince1970 * 1000).rounded())
+        // The station's own first-seen time, believed or not (a parsed time is within years 0000-9999, so its
+        // milliseconds fit an Int64).
+        let firstSeenMilliseconds = Int64((sighting.visitStart.timeIntervalSince1970 * 1000).rounded())
         visitId = Secrets.derivedID(
             prefix: "visit_", [String(stationId), sighting.bikeId, String(firstSeenMilliseconds)])
     }
@@ -47,7 +49,7 @@ struct VisitNotifications {
                 due
                 ? try NotificationPayload(
                     type: type, timestamp: now, bikeId: sighting.bikeId, station: station, seenAt: at,
-                    proximity: sighting.proximity, visitId: visitId
+                    proximity: sighting.proximity, visitId: visitId, timesAsReceived: sighting.timesAsReceived
                 ).json() : ""
             for channel in [PendingNotification.Channel.webhook, .ntfy] {
                 candidates.append(

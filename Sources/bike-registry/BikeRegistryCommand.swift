@@ -264,7 +264,7 @@ struct StationCommand: AsyncParsableCommand {
             }
         }
 
-        static func time(_ date: Date) -> String { date.formatted(Date.ISO8601FormatStyle()) }
+        static func time(_ date: Date) -> String { ISOTime.format(date) }
     }
 
     struct Revoke: AsyncParsableCommand {

@@ -176,7 +176,7 @@ import Testing
         #expect(message.headers["priority"] == "high" && message.headers["tags"] == "motorcycle,warning")
         #expect(message.headers["click"]?.contains("mlat=51.5412&mlon=-0.2769") == true)
         #expect(
-            message.body.contains("Ace Café") && message.body.contains("2024-06-01T08:00:30")
+            message.body.contains("Ace Café") && message.body.contains("2024-06-01 08:00:30 UTC")
                 && message.body.contains("near"), "\(message.body)")
         #expect(message.headers["webhook-signature"] == nil)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Logging
 import PostgresNIO
 import Synchronization
@@ -41,6 +42,33 @@ struct TestDatabase: Sendable {
     func drop() async {
         if let name { await TestPostgres.dropDatabase(name) }
     }
+
+    /// Runs `statements` on the database from outside any store, as an older release or an operator would: GRDB on
+    /// the file, or a connection of its own to the PostgreSQL database.
+    func execute(_ statements: [String]) async throws {
+        switch kind {
+        case .sqlite:
+            let queue = try DatabaseQueue(path: location)
+            try await queue.write { db in for statement in statements { try db.execute(sql: statement) } }
+            try queue.close()
+        case .postgres:
+            let logger = Logger(label: "test-postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+            let connection = try await PostgresConnection.connect(
+                configuration: try PostgresLocation(location).connectionConfiguration(), id: 1, logger: logger)
+            do {
+                for statement in statements {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+                try await connection.close()
+            } catch {
+                try? await connection.close()
+                throw error
+            }
+        }
+    }
+
+    /// The table in which each store records the migrations it has run.
+    var migrationsTable: String { kind == .sqlite ? "grdb_migrations" : "registry_migrations" }
 }
 
 /// The test PostgreSQL server: a database per test, named for this process so that one left by a test process that

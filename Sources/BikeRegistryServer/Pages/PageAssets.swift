@@ -21,6 +21,7 @@ enum PageAssets {
         .sightings{padding-left:1.25rem}.sighting{margin-bottom:.75rem}
         .sighting time{display:block;font-weight:600}.sighting a{margin-right:.75rem}
         .place{display:block;font-family:ui-monospace,monospace;font-size:.875rem}
+        .clock-note{display:block;color:#8a4b00;font-size:.875rem}
 
         """
 

@@ -124,6 +124,7 @@ enum PageTemplates {
         <li class="sighting">
         <time datetime="{{iso}}">{{utc}}</time>
         <span class="what">{{what}}</span> at <span class="cafe">{{cafe}}</span>, {{proximity}}
+        {{#asReceived}}<span class="clock-note">the station's clock was wrong; shown as received</span>{{/asReceived}}
         <span class="place">{{latitude}}, {{longitude}}</span>
         <a href="geo:{{latitude}},{{longitude}}">open in a map app</a>
         <a href="https://www.openstreetmap.org/?mlat={{latitude}}&amp;mlon={{longitude}}#map=18/{{latitude}}/{{longitude}}" rel="noreferrer noopener">OpenStreetMap</a>

@@ -32,6 +32,8 @@ struct BikeView: Sendable {
         var proximity: String
         var latitude: String
         var longitude: String
+        /// The station's clock was wrong, and the time shown is when the registry received it.
+        var asReceived: Bool
     }
 
     struct TestResult: Sendable {
@@ -63,13 +65,11 @@ struct BikeView: Sendable {
         self.sightings = sightings.prefix(limit).map { sighting in
             SightingRow(
                 iso: ISOTime.format(sighting.seenAt),
-                utc: sighting.seenAt.formatted(
-                    Date.ISO8601FormatStyle(dateSeparator: .dash, dateTimeSeparator: .space, timeZone: .gmt).year()
-                        .month().day().time(includingFractionalSeconds: false)) + " UTC",
+                utc: ISOTime.readable(sighting.seenAt),
                 what: sighting.kind == "exit" ? "Last heard" : "Heard",
                 cafe: sighting.station.name, proximity: sighting.proximity,
                 latitude: String(format: "%.5f", sighting.station.latitude),
-                longitude: String(format: "%.5f", sighting.station.longitude))
+                longitude: String(format: "%.5f", sighting.station.longitude), asReceived: sighting.timesAsReceived)
         }
         hasSightings = !sightings.isEmpty
         more = sightings.count > limit

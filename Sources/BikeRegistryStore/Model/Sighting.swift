@@ -13,6 +13,11 @@ public struct SightingReport: Sendable, Equatable {
     public var proximity: String
     public var rssi: Double?
     public var count: Int
+    /// The station's own first-seen time, which names the visit (`VisitNotifications`): the same as `firstSeen`
+    /// unless the station's clock was not believed and the times were replaced (`StationClockCheck`).
+    public var visitStart: Date
+    /// The station's times were not believed: every time field is when the registry received it.
+    public var timesAsReceived = false
 
     public init(
         sightingId: String, bikeId: String, kind: Kind, date: Date, firstSeen: Date, lastSeen: Date, proximity: String,
@@ -27,6 +32,7 @@ public struct SightingReport: Sendable, Equatable {
         self.proximity = proximity
         self.rssi = rssi
         self.count = count
+        visitStart = firstSeen
     }
 }
 
@@ -47,4 +53,6 @@ public struct OwnerSighting: Sendable, Equatable {
     public var proximity: String
     public var rssi: Double?
     public var visitId: String
+    /// The station's clock was wrong: the times are when the registry received the sighting (`StationClockCheck`).
+    public var timesAsReceived: Bool
 }

@@ -5,7 +5,8 @@ import PostgresNIO
 extension PostgresRegistryStore {
     /// Gathered with the sightings posted at the same moment into one statement (`SightingBatches`, `RecordSightings`).
     public func record(_ sighting: SightingReport, from station: Station, now: Date) async throws -> RecordOutcome {
-        try await batches.record(.init(sighting: sighting, station: station, now: now))
+        try await batches.record(
+            .init(sighting: StationClockCheck.checked(sighting, receivedAt: now), station: station, now: now))
     }
 
     /// One batch: one statement, one round trip, one commit. The batch is written in sighting-id order, so two
@@ -37,18 +38,18 @@ extension PostgresRegistryStore {
         let rows = try await rows(
             """
             SELECT sighting.kind, sighting.seenAt, sighting.firstSeen, sighting.lastSeen, station.name, station.latitude, station.longitude,
-                   sighting.proximity, sighting.rssi, sighting.visitId
+                   sighting.proximity, sighting.rssi, sighting.visitId, sighting.timesAsReceived
             FROM sighting JOIN station ON station.id = sighting.stationId
             WHERE bikeId = \(bikeId) ORDER BY seenAt DESC, receivedAt DESC, sighting.id DESC LIMIT \(limit)
             """)
         return try rows.map { row in
-            let (kind, seenAt, firstSeen, lastSeen, name, latitude, longitude, proximity, rssi, visitId) =
+            let (kind, seenAt, firstSeen, lastSeen, name, latitude, longitude, proximity, rssi, visitId, asReceived) =
                 try row.decode(
-                    (String, Double, Double, Double, String, Double, Double, String, Double?, String).self)
+                    (String, Double, Double, Double, String, Double, Double, String, Double?, String, Bool).self)
             return OwnerSighting(
                 kind: kind, seenAt: Self.date(seenAt), firstSeen: Self.date(firstSeen), lastSeen: Self.date(lastSeen),
                 station: .init(name: name, latitude: latitude, longitude: longitude), proximity: proximity, rssi: rssi,
-                visitId: visitId)
+                visitId: visitId, timesAsReceived: asReceived)
         }
     }
 

@@ -11,11 +11,11 @@ struct RecordSightings: PostgresPreparedStatement {
     static let sql = """
         WITH posted AS (
             SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::float8[], $6::float8[], $7::float8[],
-                                 $8::text[], $9::float8[], $10::bigint[], $11::text[])
-                AS posted (id, stationId, bikeId, kind, seenAt, firstSeen, lastSeen, proximity, rssi, count, visitId)
+                                 $8::text[], $9::float8[], $10::bigint[], $11::text[], $19::boolean[])
+                AS posted (id, stationId, bikeId, kind, seenAt, firstSeen, lastSeen, proximity, rssi, count, visitId, timesAsReceived)
         ), inserted AS (
-            INSERT INTO sighting (id, stationId, bikeId, kind, seenAt, firstSeen, lastSeen, proximity, rssi, count, visitId, receivedAt)
-            SELECT id, stationId, bikeId, kind, seenAt, firstSeen, lastSeen, proximity, nullif(rssi, 'NaN'), count, visitId, $12
+            INSERT INTO sighting (id, stationId, bikeId, kind, seenAt, firstSeen, lastSeen, proximity, rssi, count, visitId, receivedAt, timesAsReceived)
+            SELECT id, stationId, bikeId, kind, seenAt, firstSeen, lastSeen, proximity, nullif(rssi, 'NaN'), count, visitId, $12, timesAsReceived
             FROM posted
             ON CONFLICT (id) DO NOTHING RETURNING id, bikeId, visitId
         ), owed AS (
@@ -56,7 +56,7 @@ struct RecordSightings: PostgresPreparedStatement {
     let received: Double
 
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 18)
+        var bindings = PostgresBindings(capacity: 19)
         bindings.append(posted.map(\.sighting.sightingId))
         bindings.append(posted.map(\.stationId))
         bindings.append(posted.map(\.sighting.bikeId))
@@ -77,6 +77,7 @@ struct RecordSightings: PostgresPreparedStatement {
         bindings.append(candidates.map(\.1.channel.rawValue))
         bindings.append(candidates.map(\.1.payload))
         bindings.append(candidates.map(\.1.due))
+        bindings.append(posted.map(\.sighting.timesAsReceived))
         return bindings
     }
 

@@ -2,20 +2,21 @@ public import Foundation
 import GRDB
 
 extension SQLiteRegistryStore {
-    public func record(_ sighting: SightingReport, from station: Station, now: Date) async throws -> RecordOutcome {
+    public func record(_ sent: SightingReport, from station: Station, now: Date) async throws -> RecordOutcome {
+        let sighting = StationClockCheck.checked(sent, receivedAt: now)
         let visit = VisitNotifications(sighting: sighting, stationId: station.id)
         return try await pool.write { db in
             try db.execute(
                 sql: """
-                    INSERT INTO sighting (id, stationId, bikeId, kind, seenAt, firstSeen, lastSeen, proximity, rssi, count, visitId, receivedAt)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING
+                    INSERT INTO sighting (id, stationId, bikeId, kind, seenAt, firstSeen, lastSeen, proximity, rssi, count, visitId, receivedAt, timesAsReceived)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING
                     """,
                 arguments: [
                     sighting.sightingId, station.id, sighting.bikeId, sighting.kind.rawValue,
                     Self.seconds(sighting.date),
                     Self.seconds(sighting.firstSeen), Self.seconds(sighting.lastSeen), sighting.proximity,
                     sighting.rssi, sighting.count,
-                    visit.visitId, Self.seconds(now),
+                    visit.visitId, Self.seconds(now), sighting.timesAsReceived,
                 ])
             guard db.changesCount > 0 else { return .repeated }
             guard
@@ -47,7 +48,7 @@ extension SQLiteRegistryStore {
                 db,
                 sql: """
                     SELECT sighting.kind, sighting.seenAt, sighting.firstSeen, sighting.lastSeen, station.name, station.latitude,
-                           station.longitude, sighting.proximity, sighting.rssi, sighting.visitId
+                           station.longitude, sighting.proximity, sighting.rssi, sighting.visitId, sighting.timesAsReceived
                     FROM sighting JOIN station ON station.id = sighting.stationId
                     WHERE bikeId = ? ORDER BY seenAt DESC, receivedAt DESC, sighting.id DESC LIMIT ?
                     """,
@@ -56,7 +57,7 @@ extension SQLiteRegistryStore {
                 OwnerSighting(
                     kind: row[0], seenAt: Self.date(row[1]), firstSeen: Self.date(row[2]), lastSeen: Self.date(row[3]),
                     station: .init(name: row[4], latitude: row[5], longitude: row[6]), proximity: row[7], rssi: row[8],
-                    visitId: row[9])
+                    visitId: row[9], timesAsReceived: row[10])
             }
         }
     }
