@@ -89,8 +89,8 @@ let package = Package(
         // renames and fsync, the damaged-file helper, Unix sockets and their addresses, the system's clocks, and the
         // one EINTR loop every system call goes through. Nothing of beacond's domain.
         .target(name: "BeaconPOSIX", dependencies: [.product(name: "SystemPackage", package: "swift-system")]),
-        // What beacond and bike-registry share at their edges: sd_notify, the doorbell a worker waits on, the
-        // release's version.
+        // What beacond and bike-registry share at their edges: sd_notify, the doorbell a worker waits on, the deadline
+        // for a whole exchange, the release's version.
         .target(name: "DaemonSupport", dependencies: ["BeaconPOSIX"]),
         // Pure bytes -> values: capture containers, HCI events, AD structures, iBeacon frames.
         // No I/O, no clock, no Foundation.
@@ -162,7 +162,7 @@ let package = Package(
         .target(
             name: "BikeRegistryStore",
             dependencies: [
-                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Crypto", package: "swift-crypto"),
+                "DaemonSupport", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
@@ -189,7 +189,7 @@ let package = Package(
         .executableTarget(
             name: "bike-registry",
             dependencies: [
-                "BikeRegistryServer", "BikeRegistryStore", "DaemonSupport",
+                "BikeRegistryServer", "BikeRegistryStore", "DaemonSupport", "BeaconPOSIX",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "Hummingbird", package: "hummingbird"),
             ]

@@ -1,13 +1,16 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// Which URLs an owner may have the registry call. http or https only, and, unless allowed, never a host that
-/// resolves to a loopback, private, link-local, shared or multicast address: the registry would otherwise call into
-/// the network it runs in for anyone who registers a bike (server-side request forgery). Checked when the owner sets
-/// a target and again before each delivery, since a name can be pointed elsewhere in between.
+/// resolves to an address that is not globally reachable (`SpecialPurposeAddresses`: loopback, private, link-local,
+/// documentation, benchmarking, and those carried inside NAT64, 6to4 and other IPv6 forms): the registry would
+/// otherwise call into the network it runs in for anyone who registers a bike (server-side request forgery).
+/// Checked when the owner sets a target and again before each delivery, since a name can be pointed elsewhere in
+/// between. What the owner is told names the kind of address, never the address a name resolved to.
 struct NotificationTargetPolicy: Sendable {
     var allowPrivate: Bool
 
@@ -28,8 +31,8 @@ struct NotificationTargetPolicy: Sendable {
         let port = components.port.map(String.init) ?? (scheme == "https" ? "443" : "80")
         let addresses = await Self.resolve(host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")), port: port)
         guard !addresses.isEmpty else { return "\(host) does not resolve" }
-        if let inside = addresses.first(where: Self.isInternal) {
-            return "\(host) is a private or loopback address (\(inside)); `serve --allow-private-webhooks` allows these"
+        if let refused = addresses.lazy.compactMap(SpecialPurposeAddresses.refusal).first {
+            return "\(host) is not a public address (\(refused)); `serve --allow-private-webhooks` allows these"
         }
         return nil
     }
@@ -65,58 +68,50 @@ struct NotificationTargetPolicy: Sendable {
         return rest.isEmpty
     }
 
-    /// The addresses `host` resolves to, as text, off the cooperative pool (getaddrinfo blocks).
-    static func resolve(_ host: String, port: String) async -> [String] {
-        await withCheckedContinuation { continuation in
-            Thread {
-                var hints = addrinfo()
-                hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-                var list: UnsafeMutablePointer<addrinfo>?
-                guard getaddrinfo(host, port, &hints, &list) == 0, let first = list else {
-                    return continuation.resume(returning: [])
-                }
-                defer { freeaddrinfo(first) }
-                var addresses: [String] = []
-                var entry: UnsafeMutablePointer<addrinfo>? = first
-                while let current = entry {
-                    var buffer = [CChar](repeating: 0, count: Int(NI_MAXHOST))
-                    if getnameinfo(
-                        current.pointee.ai_addr, current.pointee.ai_addrlen, &buffer, socklen_t(buffer.count), nil, 0,
-                        NI_NUMERICHOST) == 0
-                    {
-                        addresses.append(
-                            String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-                    }
-                    entry = current.pointee.ai_next
-                }
-                continuation.resume(returning: addresses)
-            }.start()
+    /// The addresses `host` resolves to, as bytes (4 or 16 each), off the cooperative pool (getaddrinfo blocks).
+    /// A cancelled caller (a delivery past its deadline) is answered at once with none; the lookup ends on its own.
+    static func resolve(_ host: String, port: String) async -> [[UInt8]] {
+        let waiting = Mutex<CheckedContinuation<[[UInt8]], Never>?>(nil)
+        @Sendable func answer(_ addresses: [[UInt8]]) {
+            waiting.withLock { continuation in
+                defer { continuation = nil }
+                return continuation
+            }?.resume(returning: addresses)
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                waiting.withLock { $0 = continuation }
+                if Task.isCancelled { return answer([]) }
+                Thread { answer(lookUp(host, port: port)) }.start()
+            }
+        } onCancel: {
+            answer([])
         }
     }
 
-    /// Loopback, private (RFC 1918, fc00::/7), link-local, shared (100.64/10), unspecified, multicast, or an IPv6
-    /// address mapping one of those.
-    static func isInternal(_ address: String) -> Bool {
-        var v4 = in_addr()
-        if inet_pton(AF_INET, address, &v4) == 1 {
-            return isInternal(v4: UInt32(bigEndian: v4.s_addr))
+    private static func lookUp(_ host: String, port: String) -> [[UInt8]] {
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var list: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, port, &hints, &list) == 0, let first = list else { return [] }
+        defer { freeaddrinfo(first) }
+        var addresses: [[UInt8]] = []
+        var entry: UnsafeMutablePointer<addrinfo>? = first
+        while let current = entry, let address = current.pointee.ai_addr {
+            switch Int32(address.pointee.sa_family) {
+            case AF_INET:
+                address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+                    addresses.append(withUnsafeBytes(of: $0.pointee.sin_addr) { Array($0) })
+                }
+            case AF_INET6:
+                address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
+                    addresses.append(withUnsafeBytes(of: $0.pointee.sin6_addr) { Array($0) })
+                }
+            default:
+                break
+            }
+            entry = current.pointee.ai_next
         }
-        var v6 = in6_addr()
-        guard inet_pton(AF_INET6, address, &v6) == 1 else { return true }
-        let bytes = withUnsafeBytes(of: v6) { Array($0) }
-        if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xff && bytes[11] == 0xff {
-            return isInternal(v4: bytes[12...].reduce(0) { $0 << 8 | UInt32($1) })
-        }
-        if bytes.allSatisfy({ $0 == 0 }) || bytes == [UInt8](repeating: 0, count: 15) + [1] { return true }
-        return bytes[0] & 0xfe == 0xfc || (bytes[0] == 0xfe && bytes[1] & 0xc0 == 0x80) || bytes[0] == 0xff
-    }
-
-    private static func isInternal(v4 address: UInt32) -> Bool {
-        let ranges: [(UInt32, Int)] = [
-            (0x0000_0000, 8), (0x0a00_0000, 8), (0x6440_0000, 10), (0x7f00_0000, 8), (0xa9fe_0000, 16),
-            (0xac10_0000, 12),
-            (0xc0a8_0000, 16), (0xe000_0000, 4), (0xf000_0000, 4),
-        ]
-        return ranges.contains { base, bits in address >> (32 - bits) == base >> (32 - bits) }
+        return addresses
     }
 }

@@ -1,73 +1,112 @@
-import AsyncHTTPClient
 import BikeRegistryStore
 import DaemonSupport
 import Foundation
 import Logging
-import NIOCore
-import NIOHTTP1
 import ServiceLifecycle
+import Synchronization
 
-/// Delivers the notifications the database owes, oldest first, eight at a time. A sighting that makes one due rings
-/// the doorbell, so an owner is told within a second or so; otherwise it looks again when the next retry is due (or
-/// in 30 s at the latest, for messages another server of a shared PostgreSQL database made due).
+/// Delivers the notifications the database owes, oldest first, on up to `lanes` deliveries at once. A sighting that
+/// makes one due rings the doorbell, so an owner is told within a second or so; otherwise it looks again when the
+/// next retry is due (or in 30 s at the latest, for messages another server of a shared PostgreSQL database made due).
 ///
-/// Retries back off (5 s by default, doubling to an hour), wait at least `Retry-After`, and survive restarts (the state is in the
-/// database); every attempt carries the same webhook-id. An endpoint that answers 410 is disabled. A message not
-/// delivered within three days is abandoned.
+/// The lanes are independent, and a slow endpoint holds one: a lane takes the next message as soon as its own
+/// delivery ends, each delivery has one deadline for the whole exchange (`NotificationSender`), and no message is
+/// taken for a target a lane is delivering to already, so an endpoint owed a hundred messages gets them one at a
+/// time on one lane while the other owners' messages go on the rest. Messages are taken by one loop, so two lanes
+/// never take the same one; another server of a shared database passes over a message held by its lease.
+///
+/// Retries back off (5 s by default, doubling to an hour), wait at least `Retry-After`, and survive restarts (the
+/// state is in the database); every attempt carries the same webhook-id. An endpoint that answers 410 is disabled.
+/// A message not delivered within three days is abandoned.
 final class NotificationWorker: Service {
     private let database: any RegistryStore
     private let doorbell: Doorbell
     private let sender: NotificationSender
     private let logger: Logger
     private let retryBase: Double
-    static let concurrency = 8
+    private let lanes: Int
+    /// The targets being delivered to now, one lane each.
+    private let busy = Mutex(Set<String>())
     static let giveUpAfter: TimeInterval = 3 * 86_400
 
     init(
-        database: any RegistryStore, doorbell: Doorbell, sender: NotificationSender, retryBase: Duration,
+        database: any RegistryStore, doorbell: Doorbell, sender: NotificationSender, lanes: Int, retryBase: Duration,
         logger: Logger
     ) {
         self.retryBase = Double(retryBase.components.seconds) + Double(retryBase.components.attoseconds) / 1e18
         self.database = database
         self.doorbell = doorbell
         self.sender = sender
+        self.lanes = max(1, lanes)
         self.logger = logger
+    }
+
+    /// How long a taken message is held from other servers: its delivery's deadline and a margin for writing what
+    /// came of it. If this server dies, the message is due again after this.
+    private var holdFor: TimeInterval {
+        let (seconds, attoseconds) = sender.deadline.components
+        return Double(seconds) + Double(attoseconds) / 1e18 + 15
     }
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                do {
-                    let next = try await self.database.nextNotificationDue()
-                    if next.map({ $0.timeIntervalSinceNow > 0 }) ?? true {
-                        let wait = next.map { max(0.05, min(30, $0.timeIntervalSinceNow)) } ?? 30
-                        await self.doorbell.wait(timeout: .milliseconds(Int(wait * 1000)), clock: ContinuousClock())
-                        continue
-                    }
-                    // Something is due: lanes that each take the next due message until none is left, so a slow
-                    // endpoint holds one lane, not the others.
-                    _ = try await withThrowingTaskGroup(of: Int.self) { group in
-                        for _ in 0..<Self.concurrency {
-                            group.addTask {
-                                var count = 0
-                                while !Task.isCancelled,
-                                    try await self.database.deliverDueNotification(now: Date(), self.deliver)
-                                { count += 1 }
-                                return count
+            await withDiscardingTaskGroup { lanes in
+                while !Task.isCancelled {
+                    do {
+                        if let message = try await self.takeNext() {
+                            lanes.addTask {
+                                await self.deliver(message)
+                                self.busy.withLock { _ = $0.remove(message.target) }
+                                self.doorbell.ring()  // a lane is free, and that target may be owed more
                             }
+                        } else {
+                            await self.doorbell.wait(timeout: try await self.untilNextDue(), clock: ContinuousClock())
                         }
-                        return try await group.reduce(0, +)
+                    } catch {
+                        self.logger.error("notification worker: \(error)")
+                        try? await Task.sleep(for: .seconds(5))
                     }
-                } catch {
-                    self.logger.error("notification worker: \(error)")
-                    try? await Task.sleep(for: .seconds(5))
                 }
             }
         }
     }
 
-    /// One attempt, and what the store should make of it.
-    @Sendable private func deliver(_ notification: PendingNotification) async -> DeliveryOutcome {
+    /// The next message due to a target no lane holds, with its target marked busy; nil when every lane is busy or
+    /// nothing is due.
+    private func takeNext() async throws -> PendingNotification? {
+        let busy = self.busy.withLock { $0 }
+        guard busy.count < lanes else { return nil }
+        let now = Date()
+        guard
+            let message = try await database.takeDueNotification(
+                now: now, busyTargets: busy, heldUntil: now.addingTimeInterval(holdFor))
+        else { return nil }
+        self.busy.withLock { _ = $0.insert(message.target) }
+        return message
+    }
+
+    /// How long to wait when nothing could be taken: until a lane frees (its doorbell), a sighting rings, or the
+    /// next message not held by a lane is due.
+    private func untilNextDue() async throws -> Duration {
+        let busy = self.busy.withLock { $0 }
+        guard busy.count < lanes else { return .seconds(30) }
+        guard let next = try await database.nextNotificationDue(busyTargets: busy) else { return .seconds(30) }
+        return .milliseconds(Int(max(0.05, min(30, next.timeIntervalSinceNow)) * 1000))
+    }
+
+    /// One attempt, and what the store makes of it.
+    private func deliver(_ notification: PendingNotification) async {
+        let outcome = await outcome(of: notification)
+        do {
+            try await database.recordAttempt(outcome, of: notification, now: Date())
+        } catch {
+            logger.error(
+                "notification worker: what came of a delivery was not written; it will be tried again: \(error)",
+                metadata: ["notification.id": "\(notification.id)"])
+        }
+    }
+
+    private func outcome(of notification: PendingNotification) async -> DeliveryOutcome {
         let metadata: Logger.Metadata = [
             "notification.id": "\(notification.id)", "notification.channel": "\(notification.channel.rawValue)",
             "bike.id": "\(notification.bikeId)",
@@ -79,19 +118,19 @@ final class NotificationWorker: Service {
         case .gone:
             logger.notice("notification target gone (410); disabled", metadata: metadata)
             return .gone
-        case .retry(let reason, let retryAfter):
+        case .retry(let failure, let retryAfter):
             if Date().timeIntervalSince(notification.createdAt) > Self.giveUpAfter {
                 logger.warning(
                     "notification abandoned after three days",
-                    metadata: metadata.merging(["reason": "\(reason)"]) { $1 })
-                return .abandon(error: reason)
+                    metadata: metadata.merging(["reason": "\(failure.detail)"]) { $1 })
+                return .abandon(error: failure.shown)
             }
             let backoff = min(3600, retryBase * pow(2, Double(min(notification.attempts, 12))))
             let wait = max(backoff, min(3600, retryAfter ?? 0))
             logger.info(
                 "notification retried later",
-                metadata: metadata.merging(["reason": "\(reason)", "retry.seconds": "\(Int(wait))"]) { $1 })
-            return .retry(at: Date().addingTimeInterval(wait), error: reason)
+                metadata: metadata.merging(["reason": "\(failure.detail)", "retry.seconds": "\(Int(wait))"]) { $1 })
+            return .retry(at: Date().addingTimeInterval(wait), error: failure.shown)
         }
     }
 }

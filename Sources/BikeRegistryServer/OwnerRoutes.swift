@@ -7,8 +7,8 @@ import Hummingbird
 /// `Authorization: Bearer`, read, change or delete that one bike and read its sightings.
 struct OwnerRoutes: Sendable {
     let database: any RegistryStore
-    /// By address.
-    let registrations: RateLimiter<String>
+    /// By network, and everyone's together.
+    let registrations: RegistrationLimits
     /// By owner token's hash.
     let requests: RateLimiter<String>
     let targets: NotificationTargetPolicy

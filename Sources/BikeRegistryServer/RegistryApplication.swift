@@ -1,8 +1,8 @@
-import AsyncHTTPClient
 public import BikeRegistryStore
 import DaemonSupport
 import Foundation
 public import Hummingbird
+import HummingbirdCore
 public import Logging
 
 /// bike-registry's server: the station and owner routes, the notification worker and the retention sweep, as one
@@ -30,32 +30,44 @@ public enum RegistryApplication {
             refreshes: refreshes, snapshot: snapshot)
         stations.add(to: router)
         // The API and the pages share their limits: a page is no way around the API's.
-        let registrations = RateLimiter<String>(perMinute: configuration.registrationsPerMinute)
+        let registrations = RegistrationLimits(
+            perNetworkPerMinute: configuration.registrationsPerMinute,
+            totalPerMinute: configuration.registrationsPerMinuteTotal)
         let ownerRequests = RateLimiter<String>(perMinute: configuration.requestsPerMinute)
         OwnerRoutes(
             database: database, registrations: registrations, requests: ownerRequests, targets: targets,
             snapshot: snapshot
         ).add(to: router)
-        let sender = NotificationSender(targets: targets, client: HTTPClient.shared)
+        let deliveries = DeliveryClient()
+        let sender = NotificationSender(
+            targets: targets, client: deliveries.client, deadline: configuration.deliveryDeadline)
         OwnerPages(
             database: database, registrations: registrations, requests: ownerRequests,
             tests: RateLimiter(perMinute: configuration.testsPerMinute), targets: targets, sender: sender,
-            snapshot: snapshot, region: (configuration.pageRegionUUID, configuration.pageRegionMajor)
+            snapshot: snapshot, region: (configuration.pageRegionUUID, configuration.pageRegionMajor),
+            publicURL: configuration.publicURL
         ).add(to: router)
         let worker = NotificationWorker(
-            database: database, doorbell: doorbell, sender: sender, retryBase: configuration.retryBase, logger: logger)
+            database: database, doorbell: doorbell, sender: sender, lanes: configuration.deliveryLanes,
+            retryBase: configuration.retryBase, logger: logger)
         let notifier = SystemdNotifier(environment: ProcessInfo.processInfo.environment)
         let date = HTTPDate()
         return Application(
             router: router,
-            server: .http1(
-                configuration: .init(additionalChannelHandlers: [
-                    RefreshShortcut(routes: stations, date: date, serverName: Self.serverName, logger: logger)
-                ])),
+            server: HTTPServerBuilder { responder in
+                GuardedHTTP1Channel(
+                    responder: responder, head: configuration.requestHeadTimeout,
+                    idle: configuration.idleTimeout
+                ) { [RefreshShortcut(routes: stations, date: date, serverName: Self.serverName, logger: logger)] }
+            },
             configuration: .init(
-                address: .hostname(configuration.host, port: configuration.port), serverName: Self.serverName),
+                address: .hostname(configuration.host, port: configuration.port), serverName: Self.serverName,
+                // Past this the server stops accepting and new clients wait in the listen queue: the process keeps
+                // the descriptors its database and deliveries need (`DescriptorLimit`).
+                availableConnectionsDelegate: MaximumAvailableConnections(configuration.maximumConnections)),
+            // Stopped in reverse order: the deliveries' client after the worker and the pages that use it.
             services: [
-                snapshot, worker, refreshes,
+                deliveries, snapshot, worker, refreshes,
                 RetentionService(database: database, retention: configuration.retention, logger: logger),
             ],
             onServerRunning: { channel in

@@ -7,12 +7,29 @@ public struct RegistryServerConfiguration: Sendable {
     public var allowPrivateWebhooks: Bool
     /// Sightings older than this are deleted.
     public var retention: Duration
-    /// Registrations per address per minute.
+    /// Registrations per network (an IPv4 address, an IPv6 /64) per minute.
     public var registrationsPerMinute: Int
+    /// Registrations from everyone together per minute.
+    public var registrationsPerMinuteTotal = 120
+    /// Where owners reach this registry (`https://bikes.example.org`): the only source of the links the pages show.
+    /// Without it a page shows the link relative to the site (its script writes it whole, from the address bar),
+    /// since a request's Host header is whatever its sender wrote. An https URL also makes the form's cookie Secure.
+    public var publicURL: String?
     /// Requests per station key, and per owner token, per minute.
     public var requestsPerMinute: Int
     /// A failed notification's first retry waits this long, doubling up to an hour.
     public var retryBase: Duration = .seconds(5)
+    /// Notifications delivered at once. One target holds at most one lane, so a slow endpoint delays only itself
+    /// while fewer than this many are slow.
+    public var deliveryLanes = 16
+    /// One delivery's whole deadline: the target's lookup, connecting, the answer's head and its body.
+    public var deliveryDeadline: Duration = .seconds(15)
+    /// A request's head must arrive within this of its first byte.
+    public var requestHeadTimeout: Duration = .seconds(10)
+    /// A connection with no request under way is closed after this (and a request's body must arrive within it).
+    public var idleTimeout: Duration = .seconds(60)
+    /// Connections served at once; more wait in the listen queue.
+    public var maximumConnections = 8_192
     /// Stations' refreshes are noted in memory and written this often (`StationRefreshLog`).
     public var refreshWriteInterval: Duration = .seconds(5)
     /// How often the stations and the missing list kept in memory are checked against the database

@@ -2,8 +2,8 @@ import HTTPTypes
 import Hummingbird
 import Logging
 
-/// One log line per request: method, path (never the query, which may carry `?key=`, nor an owner page's token:
-/// `LoggedPath`), status and time taken.
+/// One log line per request: method, the route matched (never the query, which may carry `?key=`, nor an owner
+/// page's token: `LoggedPath`), status and time taken.
 struct RequestLog<Context: RequestContext>: RouterMiddleware {
     let logger: Logger
 
@@ -14,17 +14,20 @@ struct RequestLog<Context: RequestContext>: RouterMiddleware {
         do {
             let response = try await next(request, context)
             RequestLogLine.write(
-                logger, method: request.method, path: LoggedPath(request.uri.path), status: response.status.code,
+                logger, method: request.method, path: LoggedPath(route: context.endpointPath, path: request.uri.path),
+                status: response.status.code,
                 since: started)
             return response
         } catch let error as any HTTPResponseError {
             RequestLogLine.write(
-                logger, method: request.method, path: LoggedPath(request.uri.path), status: error.status.code,
+                logger, method: request.method, path: LoggedPath(route: context.endpointPath, path: request.uri.path),
+                status: error.status.code,
                 since: started)
             throw error
         } catch {
             RequestLogLine.write(
-                logger, method: request.method, path: LoggedPath(request.uri.path), status: 500, since: started)
+                logger, method: request.method, path: LoggedPath(route: context.endpointPath, path: request.uri.path),
+                status: 500, since: started)
             throw error
         }
     }
@@ -47,14 +50,35 @@ enum RequestLogLine {
     }
 }
 
-/// A request's path as the log may keep it: an owner page's token (`/my/<id>/<token>/...`) is written as `-`, since
-/// the path is the page's key.
+/// A request's path as the log may keep it: the route the router matched (`/my/{id}/{token}/{action}`), each
+/// parameter filled from the request's path only when it is plain (an id, an action), and the owner token always
+/// `-`. Built from the route, not by picking at the path: the router accepts spellings (`//my/ID/TOKEN`,
+/// `/my/ID//TOKEN`, a trailing slash, percent-encoding) that a pattern over the path would have to foresee, and one
+/// it did not put the token in the log. A path no route matched is written `(no route)`, since any part of it
+/// could be a token typed wrongly.
 struct LoggedPath: CustomStringConvertible {
     let description: String
 
-    init(_ path: String) {
-        var segments = path.split(separator: "/", omittingEmptySubsequences: false)
-        if segments.count >= 4, segments[0].isEmpty, segments[1] == "my" { segments[3] = "-" }
-        description = segments.joined(separator: "/")
+    init(route: String?, path: String) {
+        guard let route, route != "NotFound", route.hasPrefix("/") else {
+            description = "(no route)"
+            return
+        }
+        let segments = path.split(separator: "/")
+        let filled = route.split(separator: "/").enumerated().map { index, part -> Substring in
+            guard part.hasPrefix("{"), part.hasSuffix("}") else { return part }
+            guard part != "{token}", index < segments.count, Self.isPlain(segments[index]) else { return "-" }
+            return segments[index]
+        }
+        description = "/" + filled.joined(separator: "/")
+    }
+
+    /// Letters, digits, `_` and `-`, at most 64: an id or an action; a token is longer and never shown anyway.
+    private static func isPlain(_ segment: Substring) -> Bool {
+        (1...64).contains(segment.utf8.count)
+            && segment.utf8.allSatisfy { byte in
+                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                    || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+            }
     }
 }

@@ -18,7 +18,10 @@ struct StoreUnavailable<Context: RequestContext>: RouterMiddleware {
         } catch {
             logger.error(
                 "the store failed a request",
-                metadata: ["http.path": "\(LoggedPath(request.uri.path))", "error": "\(error)"])
+                metadata: [
+                    "http.path": "\(LoggedPath(route: context.endpointPath, path: request.uri.path))",
+                    "error": "\(error)",
+                ])
             throw HTTPError(
                 .serviceUnavailable, headers: [.retryAfter: "5"],
                 message: "the registry's database is unavailable; try again shortly")

@@ -58,14 +58,17 @@ public protocol RegistryStore: Sendable {
 
     // MARK: Notifications
 
-    /// Takes one notification due by `now` that no other worker holds, calls `deliver` with it, and records what
-    /// came of it. False when none was due. While `deliver` runs, no other worker (in this process or, on
-    /// PostgreSQL, another server) takes the same message; if the process dies, it is due again at once.
-    func deliverDueNotification(
-        now: Date, _ deliver: @escaping @Sendable (PendingNotification) async -> DeliveryOutcome
-    ) async throws -> Bool
-    /// When the next undelivered notification is due, if any is owed.
-    func nextNotificationDue() async throws -> Date?
+    /// Takes the oldest message due by `now` whose target is not in `busyTargets` (the targets this process is
+    /// delivering to, so that one slow endpoint holds one delivery lane, however many messages it is owed), and
+    /// holds it until `heldUntil`: no other server of a shared database takes it before then, and if this process
+    /// dies it is due again at that time. Nil when none is due. A SQLite file has one server, whose worker takes
+    /// messages one at a time and excludes the ones in flight by their targets, so nothing is written here.
+    func takeDueNotification(now: Date, busyTargets: Set<String>, heldUntil: Date) async throws
+        -> PendingNotification?
+    /// Records what came of one attempt at a message `takeDueNotification` gave.
+    func recordAttempt(_ outcome: DeliveryOutcome, of notification: PendingNotification, now: Date) async throws
+    /// When the next undelivered message whose target is not in `busyTargets` is due, if any is owed.
+    func nextNotificationDue(busyTargets: Set<String>) async throws -> Date?
     /// Counts by state, for the operator and the tests.
     func notificationCounts() async throws -> NotificationCounts
 
@@ -134,14 +137,17 @@ extension RegistryStore {
 public enum RegistryStores {
     /// - Parameter connections: at most this many connections at once (PostgreSQL), or readers (SQLite). The
     ///   notification worker holds one per message it delivers (up to 8), requests take the rest.
+    ///   - fileMode: a SQLite file's permissions, and those of the files beside it (0600; 0640 under systemd, for
+    ///     the service's group), whatever the umask.
     public static func open(
-        _ location: String, connections: Int = 16, logger: Logger = Logger(label: "bike-registry.store")
+        _ location: String, connections: Int = 16, fileMode: mode_t = 0o600,
+        logger: Logger = Logger(label: "bike-registry.store")
     ) async throws(RegistryStoreError) -> any RegistryStore {
         if PostgresLocation.isPostgres(location) {
             return try await PostgresRegistryStore.open(
                 PostgresLocation(location), connections: connections, logger: logger)
         }
-        return try SQLiteRegistryStore(path: location, readers: connections)
+        return try SQLiteRegistryStore(path: location, readers: connections, mode: fileMode, logger: logger)
     }
 }
 

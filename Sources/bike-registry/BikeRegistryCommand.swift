@@ -1,4 +1,5 @@
 import ArgumentParser
+import BeaconPOSIX
 import BikeRegistryServer
 import BikeRegistryStore
 import DaemonSupport
@@ -52,13 +53,18 @@ struct DatabaseOption: ParsableArguments {
 
     func open(connections: Int = 2, logger: Logger = Logger(label: "bike-registry")) async throws -> any RegistryStore {
         do {
-            return try await RegistryStores.open(location, connections: connections, logger: logger)
+            return try await RegistryStores.open(
+                location, connections: connections, fileMode: Self.fileMode, logger: logger)
         } catch {
             // 73 (EX_CANTCREAT), as beacond says of a state directory it cannot use.
             FileHandle.standardError.write(Data("bike-registry: \(error)\n".utf8))
             throw ExitCode(73)
         }
     }
+
+    /// A SQLite file's permissions: the service's own user and group under systemd (its StateDirectory=), so an
+    /// operator's `station add` as that user shares them; the owner alone otherwise.
+    static var fileMode: mode_t { ProcessInfo.processInfo.environment["STATE_DIRECTORY"] == nil ? 0o600 : 0o640 }
 
     /// Runs `body` with the store open, and closes it after.
     func with<Result>(_ body: (any RegistryStore) async throws -> Result) async throws -> Result {
@@ -76,15 +82,40 @@ struct DatabaseOption: ParsableArguments {
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Serve the station and owner API and deliver owners' notifications.")
+        abstract: "Serve the station and owner API and deliver owners' notifications.",
+        discussion: """
+            Durations are a whole number with s, m, h or d (15s, 2m, 30d); a bare number is seconds. Every wait has a \
+            bound: a request's head, an idle connection, a delivery to an owner's endpoint, the connections served at \
+            once (past --max-connections new clients wait in the listen queue). The defaults suit one registry for \
+            many cafés; the unit's LimitNOFILE= is sized for --max-connections.
+            """)
 
     @Option(help: "HOST:PORT to listen on.") var listen = "127.0.0.1:8180"
     @OptionGroup var database: DatabaseOption
+    @Option(
+        help: ArgumentHelp(
+            "Where owners reach this registry, as https://HOST[:PORT] (or http:// for a test).",
+            discussion: """
+                The only source of the links the owner's pages show (the private link to save); without it they show \
+                the link relative to the site, and the page's script writes it whole from the browser's address bar. \
+                https also makes the registration form's cookie Secure.
+                """))
+    var publicURL: String?
     @Flag(help: "Allow webhook and ntfy targets on loopback and private addresses (a café's own network, tests).")
     var allowPrivateWebhooks = false
     @Option(help: "Days sightings are kept.") var retentionDays = 90
-    @Option(help: "Registrations one address may make per minute.") var registrationsPerMinute = 20
+    @Option(help: "Registrations one network (an IPv4 address, an IPv6 /64) may make per minute.")
+    var registrationsPerMinute = 20
+    @Option(help: "Registrations everyone together may make per minute.") var registrationsPerMinuteTotal = 120
     @Option(help: "Requests one station key, or one owner token, may make per minute.") var requestsPerMinute = 600
+    @Option(help: "A request's head must arrive within this of its first byte.")
+    var requestHeadTimeout = DurationArgument(seconds: 10, "10s")
+    @Option(help: "A connection with no request under way is closed after this.")
+    var idleTimeout = DurationArgument(seconds: 60, "60s")
+    @Option(help: "Connections served at once.") var maxConnections = 8_192
+    @Option(help: "Notifications delivered at once; one endpoint holds at most one.") var deliveryLanes = 16
+    @Option(help: "One delivery's whole deadline: lookup, connection, answer and its body.")
+    var deliveryTimeout = DurationArgument(seconds: 15, "15s")
     @Option(help: "trace, debug, info, notice, warning or error.") var logLevel = "info"
     @Option(
         help: ArgumentHelp(
@@ -93,6 +124,9 @@ struct Serve: AsyncParsableCommand {
                 "Each server of a shared database takes up to this many of the PostgreSQL server's max_connections (100 by default)."
         ))
     var databaseConnections = 16
+
+    /// Descriptors kept for everything but client connections: the database's, the deliveries', the log's.
+    static let descriptorsBesideConnections = 256
 
     func validate() throws {
         guard Self.split(listen) != nil else {
@@ -104,6 +138,22 @@ struct Serve: AsyncParsableCommand {
         }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level is trace, debug, info, notice, warning or error")
+        }
+        if let publicURL, PublicURL.checked(publicURL) == nil {
+            throw ValidationError(
+                "--public-url is http(s)://HOST[:PORT] with no path, query or user, for example https://bikes.example.org"
+            )
+        }
+        for (name, value, range) in [
+            ("--registrations-per-minute", registrationsPerMinute, 1...1_000_000),
+            ("--registrations-per-minute-total", registrationsPerMinuteTotal, 1...1_000_000),
+            ("--requests-per-minute", requestsPerMinute, 1...100_000_000),
+            ("--max-connections", maxConnections, 16...1_000_000), ("--delivery-lanes", deliveryLanes, 1...1_000),
+            ("--request-head-timeout", requestHeadTimeout.seconds, 1...3_600),
+            ("--idle-timeout", idleTimeout.seconds, 1...86_400),
+            ("--delivery-timeout", deliveryTimeout.seconds, 1...600),
+        ] where !range.contains(value) {
+            throw ValidationError("\(name) is \(range.lowerBound) to \(range.upperBound)")
         }
     }
 
@@ -121,10 +171,22 @@ struct Serve: AsyncParsableCommand {
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         let database = try await database.open(connections: databaseConnections, logger: logger)
         let (host, port) = Self.split(listen)!
-        let configuration = RegistryServerConfiguration(
+        var configuration = RegistryServerConfiguration(
             host: host, port: port, allowPrivateWebhooks: allowPrivateWebhooks,
             retention: .seconds(retentionDays * 86_400),
             registrationsPerMinute: registrationsPerMinute, requestsPerMinute: requestsPerMinute)
+        configuration.registrationsPerMinuteTotal = registrationsPerMinuteTotal
+        configuration.requestHeadTimeout = requestHeadTimeout.duration
+        configuration.idleTimeout = idleTimeout.duration
+        configuration.deliveryLanes = deliveryLanes
+        configuration.deliveryDeadline = deliveryTimeout.duration
+        configuration.publicURL = publicURL.flatMap(PublicURL.checked)
+        configuration.maximumConnections = connections(logger: logger)
+        if configuration.publicURL == nil {
+            logger.info(
+                "no --public-url: the owner's pages show their links relative to the site (set it to where owners reach this registry)"
+            )
+        }
         do {
             try await RegistryApplication.make(database: database, configuration: configuration, logger: logger)
                 .runService()
@@ -133,6 +195,20 @@ struct Serve: AsyncParsableCommand {
             throw error
         }
         await database.close()
+    }
+
+    /// --max-connections, within the descriptors the process may open: its soft limit is raised to fit (systemd
+    /// starts a service at 1024 whatever its hard limit), and where the hard limit is lower, fewer connections are
+    /// served, with a warning, rather than clients refused by a server out of descriptors.
+    private func connections(logger: Logger) -> Int {
+        let wanted = maxConnections + Self.descriptorsBesideConnections
+        let limit = DescriptorLimit.raise(toward: wanted)
+        guard limit < wanted else { return maxConnections }
+        let fitting = max(16, limit - Self.descriptorsBesideConnections)
+        logger.warning(
+            "the descriptor limit is \(limit) (LimitNOFILE=): serving \(fitting) connections at once, not --max-connections \(maxConnections)"
+        )
+        return fitting
     }
 }
 

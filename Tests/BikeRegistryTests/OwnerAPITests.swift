@@ -4,6 +4,8 @@ import Foundation
 import NIOHTTP1
 import Testing
 
+@testable import BikeRegistryServer
+
 /// The owner side: registration (409 on a taken beacon, rate limits), and who may reach a bike, endpoint by
 /// endpoint and credential by credential.
 @Suite struct OwnerAPITests {
@@ -118,43 +120,20 @@ import Testing
     }
 }
 
-/// Registrations are limited per address: one address at its limit does not hold another back.
+/// Registrations are limited per network (an IPv4 address, an IPv6 /64) and by everyone together (issue 37, item 7):
+/// one network at its limit does not hold another back, and many addresses of one machine do not each get a
+/// budget of their own past the server's ceiling.
 @Suite struct RegistrationLimitTests {
-    /// A registration sent from `source` (any 127.x.y.z on Linux), by hand over a socket bound to it: the status.
-    static func register(from source: String, port: Int, minor: Int) throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
-        func address(_ host: String, _ port: Int) -> sockaddr_in {
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            address.sin_addr.s_addr = inet_addr(host)
-            return address
-        }
-        var local = address(source, 0)
-        var remote = address("127.0.0.1", port)
-        let bound = withUnsafePointer(to: &local) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        let connected = withUnsafePointer(to: &remote) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard bound == 0, connected == 0 else { throw HarnessError("cannot connect from \(source)") }
+    /// A registration sent from `source` (any 127.x.y.z on Linux, or ::1), by hand: the status and Retry-After.
+    static func register(from source: String, port: Int, minor: Int) async throws -> (status: Int?, retryAfter: Bool) {
+        let connection = try RawConnection(port: port, from: source)
         let body =
             #"{"uuid":"21EECF71-D5C7-4A00-9B90-27C94B5146EA","major":7,"minor":\#(minor),"make":"a","model":"b","colour":"c"}"#
-        let request =
-            "POST /owner/bikes HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
-        _ = request.withCString { write(descriptor, $0, strlen($0)) }
-        var answer = [UInt8](repeating: 0, count: 64)
-        let count = read(descriptor, &answer, answer.count)
-        guard count > 12, let status = Int(String(decoding: answer[9..<12], as: UTF8.self)) else {
-            throw HarnessError("no answer")
-        }
-        return status
+        connection.send(
+            "POST /owner/bikes HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: "
+                + "\(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)")
+        let head = await connection.head()
+        return (head.status, head.text.lowercased().contains("\r\nretry-after: "))
     }
 
     @Test func oneAddressAtItsLimitDoesNotHoldAnotherBack() async throws {
@@ -162,11 +141,51 @@ import Testing
         defer { directory.remove() }
         let registry = try await RegistryHarness(.sqlite, directory: directory.path, registrationsPerMinute: 5)
         defer { Task { await registry.stop() } }
-        var statuses: [Int] = []
-        for minor in 0..<6 { statuses.append(try Self.register(from: "127.0.0.3", port: registry.port, minor: minor)) }
+        var statuses: [Int?] = []
+        for minor in 0..<6 {
+            statuses.append(try await Self.register(from: "127.0.0.3", port: registry.port, minor: minor).status)
+        }
         #expect(statuses == [201, 201, 201, 201, 201, 429])
         #expect(
-            try Self.register(from: "127.0.0.4", port: registry.port, minor: 100) == 201,
+            try await Self.register(from: "127.0.0.4", port: registry.port, minor: 100).status == 201,
             "another address has its own limit")
+    }
+
+    /// Five loopback addresses of one machine and ::1, three registrations each from the five against a ceiling of
+    /// eight for everyone: the first eight are taken, the rest refused with Retry-After. Before, each address had its
+    /// own full budget.
+    @Test func manyAddressesShareTheServersCeiling() async throws {
+        let directory = try TemporaryDirectory("bike-registry")
+        defer { directory.remove() }
+        // Listening on both IPv6 and IPv4 (IPv4 clients then come as ::ffff:127.0.0.x, counted as IPv4).
+        let registry = try await RegistryHarness(.sqlite, directory: directory.path, registrationsPerMinute: 3) {
+            $0.registrationsPerMinuteTotal = 8
+            $0.host = "::"
+        }
+        defer { Task { await registry.stop() } }
+        var answers: [(status: Int?, retryAfter: Bool)] = []
+        for (index, source) in ["127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5", "127.0.0.6"].enumerated() {
+            for minor in 0..<3 {
+                answers.append(try await Self.register(from: source, port: registry.port, minor: index * 10 + minor))
+            }
+        }
+        answers.append(try await Self.register(from: "::1", port: registry.port, minor: 99))
+        #expect(answers.filter { $0.status == 201 }.count == 8, "\(answers.map(\.status))")
+        #expect(
+            answers.filter { $0.status == 429 }.count == 8 && answers.allSatisfy { $0.status != 429 || $0.retryAfter })
+    }
+
+    /// An IPv6 /64 is one network: its 2^64 addresses share one budget.
+    @Test func anIPv6NetworkIsCountedAsOne() {
+        #expect(RegistrationLimits.network(of: "2001:db8:1:2::1") == "2001:db8:1:2::/64")
+        #expect(RegistrationLimits.network(of: "2001:db8:1:2:ffff:ffff:ffff:fffe") == "2001:db8:1:2::/64")
+        #expect(RegistrationLimits.network(of: "2001:db8:1:3::1") == "2001:db8:1:3::/64")
+        #expect(RegistrationLimits.network(of: "::ffff:10.1.2.3") == "10.1.2.3", "an IPv4-mapped address is IPv4")
+        #expect(RegistrationLimits.network(of: "10.1.2.3") == "10.1.2.3")
+        #expect(RegistrationLimits.network(of: "unknown") == "unknown")
+        let limits = RegistrationLimits(perNetworkPerMinute: 2, totalPerMinute: 100)
+        #expect(limits.retryAfter("2001:db8:1:2::1") == nil && limits.retryAfter("2001:db8:1:2::2") == nil)
+        #expect(limits.retryAfter("2001:db8:1:2:8000::77") != nil, "a third address of the same /64")
+        #expect(limits.retryAfter("2001:db8:1:3::1") == nil, "another /64")
     }
 }

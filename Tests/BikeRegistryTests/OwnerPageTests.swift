@@ -183,10 +183,17 @@ import Testing
     }
 
     @Test func theLogNamesAnOwnerPageWithoutItsToken() {
-        #expect(LoggedPath("/my/bike_1/bko_secret/missing").description == "/my/bike_1/-/missing")
-        #expect(LoggedPath("/my/bike_1/bko_secret").description == "/my/bike_1/-")
-        #expect(LoggedPath("/owner/bikes/bike_1").description == "/owner/bikes/bike_1")
-        #expect(LoggedPath("/my/x").description == "/my/x")
+        let page = "/my/{id}/{token}"
+        #expect(
+            LoggedPath(route: page + "/{action}", path: "/my/bike_1/bko_secret/missing").description
+                == "/my/bike_1/-/missing")
+        #expect(LoggedPath(route: page, path: "/my/bike_1/bko_secret").description == "/my/bike_1/-")
+        #expect(LoggedPath(route: page, path: "//my//bike_1//bko_secret//").description == "/my/bike_1/-")
+        #expect(LoggedPath(route: page, path: "/my/bike%5F1/bko_secret").description == "/my/-/-")
+        #expect(
+            LoggedPath(route: "/owner/bikes/{id}", path: "/owner/bikes/bike_1").description == "/owner/bikes/bike_1")
+        #expect(LoggedPath(route: "NotFound", path: "/my/x/bko_secret/y/z").description == "(no route)")
+        #expect(LoggedPath(route: nil, path: "/my/x").description == "(no route)")
     }
 
     // MARK: Helpers
@@ -224,13 +231,16 @@ enum Page {
         try await send(HTTPClientRequest(url: registry.baseURL + path))
     }
 
+    /// - Parameter host: a Host header of the test's choosing (a client may send any).
     static func post(
-        _ registry: RegistryHarness, _ path: String, _ fields: [String: String], cookie: String? = nil
+        _ registry: RegistryHarness, _ path: String, _ fields: [String: String], cookie: String? = nil,
+        host: String? = nil
     ) async throws -> Answer {
         var request = HTTPClientRequest(url: registry.baseURL + path)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
         if let cookie { request.headers.add(name: "Cookie", value: cookie) }
+        if let host { request.headers.replaceOrAdd(name: "Host", value: host) }
         var allowed = CharacterSet.alphanumerics
         allowed.insert(charactersIn: "-._~")
         let body = fields.map { name, value in
@@ -257,14 +267,14 @@ enum Page {
 
     /// Registers through the form `form` gave (its token and cookie); the answer and the private link's parts.
     static func register(
-        _ registry: RegistryHarness, minor: Int, make: String = "Triumph", form: Answer
+        _ registry: RegistryHarness, minor: Int, make: String = "Triumph", form: Answer, host: String? = nil
     ) async throws -> (answer: Answer, path: String, id: String, token: String) {
         let answer = try await post(
             registry, "/register",
             [
                 "csrf": csrf(in: form.body) ?? "", "uuid": "21EECF71-D5C7-4A00-9B90-27C94B5146EA", "major": "1",
                 "minor": String(minor), "make": make, "model": "Bonneville", "colour": "green",
-            ], cookie: form.cookie)
+            ], cookie: form.cookie, host: host)
         let path = answer.body.firstMatch(of: /id="private-link" href="([^"]+)"/).map { String($0.output.1) } ?? ""
         let parts = path.split(separator: "/").map(String.init)
         return (answer, path, parts.count == 3 ? parts[1] : "", parts.count == 3 ? parts[2] : "")

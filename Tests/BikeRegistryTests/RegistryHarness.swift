@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import BikeRegistryStore
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
@@ -24,7 +25,8 @@ final class RegistryHarness: Sendable {
     init(
         _ kind: StoreKind, directory: String, sharing: TestDatabase? = nil, allowPrivateWebhooks: Bool = true,
         registrationsPerMinute: Int = 20, requestsPerMinute: Int = 600,
-        refreshWriteInterval: Duration = .milliseconds(50)
+        refreshWriteInterval: Duration = .milliseconds(50),
+        configure: (inout RegistryServerConfiguration) -> Void = { _ in }
     ) async throws {
         if let sharing {
             testDatabase = sharing
@@ -41,6 +43,7 @@ final class RegistryHarness: Sendable {
             registrationsPerMinute: registrationsPerMinute, requestsPerMinute: requestsPerMinute)
         configuration.retryBase = .milliseconds(200)
         configuration.refreshWriteInterval = refreshWriteInterval
+        configure(&configuration)
         served = await ServedApplication { listening in
             RegistryApplication.make(
                 database: database, configuration: configuration, logger: logger, onServerRunning: { listening($0) })
@@ -187,23 +190,29 @@ final class NotificationReceiver: Sendable {
         var body: String
     }
 
-    private let state = Mutex((received: [Received](), answers: [Int]()))
+    private let state = Mutex((received: [Received](), answers: [Int](), location: String?.none))
     private(set) nonisolated(unsafe) var port = 0
     private let served: Mutex<ServedApplication?> = Mutex(nil)
 
     func start() async throws {
         let router = Router()
-        router.post("**") { request, _ -> Response in
+        // Any method: a redirect followed by a client may come back as a GET (303).
+        let receive: @Sendable (Request, BasicRequestContext) async throws -> Response = { request, _ in
             var request = request
             let body = try await request.collectBody(upTo: 1 << 20)
             var headers: [String: String] = [:]
             for field in request.headers { headers[field.name.canonicalName] = field.value }
-            let status = self.state.withLock { state -> Int in
+            let (status, location) = self.state.withLock { state -> (Int, String?) in
                 state.received.append(Received(path: request.uri.path, headers: headers, body: String(buffer: body)))
-                return state.answers.isEmpty ? 200 : state.answers.removeFirst()
+                return (state.answers.isEmpty ? 200 : state.answers.removeFirst(), state.location)
             }
-            return Response(status: .init(code: status), headers: status == 429 ? [.retryAfter: "1"] : [:])
+            var answer: HTTPFields = status == 429 ? [.retryAfter: "1"] : [:]
+            if (300..<400).contains(status), let location { answer[.location] = location }
+            return Response(status: .init(code: status), headers: answer)
         }
+        router.post("**", use: receive)
+        router.get("**", use: receive)
+        router.put("**", use: receive)
         let served = await ServedApplication(loopback: router)
         self.served.withLock { $0 = served }
         port = served.port
@@ -214,6 +223,13 @@ final class NotificationReceiver: Sendable {
     }
 
     func answerNext(_ statuses: [Int]) { state.withLock { $0.answers += statuses } }
+    /// Every answer from now on: `status`, with `Location: location` (a redirect).
+    func redirect(_ status: Int, to location: String) {
+        state.withLock {
+            $0.answers = Array(repeating: status, count: 1000)
+            $0.location = location
+        }
+    }
     var received: [Received] { state.withLock { $0.received } }
     func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
 

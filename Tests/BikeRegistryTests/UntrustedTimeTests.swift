@@ -14,24 +14,33 @@ import Testing
     /// Every time formats, to RFC 3339's range: the edges, and the values a double can hold that no calendar can.
     /// Seconds since 1970, not Dates, as the arguments: Foundation's own description of a Date (which the test
     /// library prints) traps on NaN.
-    @Test(arguments: [
-        (ISOTime.parse("0000-01-01T00:00:00+00:01")!.timeIntervalSince1970, "0000-01-01T00:00:00.000Z",
-            "0000-01-01 00:00:00 UTC"),
-        (ISOTime.parse("0001-01-01T00:00:00Z")!.timeIntervalSince1970, "0001-01-01T00:00:00.000Z",
-            "0001-01-01 00:00:00 UTC"),
-        (ISOTime.parse("9999-12-31T23:59:59.999Z")!.timeIntervalSince1970, "9999-12-31T23:59:59.999Z",
-            "9999-12-31 23:59:59 UTC"),
-        (ISOTime.parse("9999-12-31T23:59:59-23:59")!.timeIntervalSince1970, "9999-12-31T23:59:59.999Z",
-            "9999-12-31 23:59:59 UTC"),
-        (-1e12, "0000-01-01T00:00:00.000Z", "0000-01-01 00:00:00 UTC"),
-        (-1, "1969-12-31T23:59:59.000Z", "1969-12-31 23:59:59 UTC"),
-        (1e300, "9999-12-31T23:59:59.999Z", "9999-12-31 23:59:59 UTC"),
-        (-.greatestFiniteMagnitude, "0000-01-01T00:00:00.000Z", "0000-01-01 00:00:00 UTC"),
-        (.infinity, "9999-12-31T23:59:59.999Z", "9999-12-31 23:59:59 UTC"),
-        (-.infinity, "0000-01-01T00:00:00.000Z", "0000-01-01 00:00:00 UTC"),
-        (.nan, "0000-01-01T00:00:00.000Z", "0000-01-01 00:00:00 UTC"),
-        (1_717_228_830.325, "2024-06-01T08:00:30.325Z", "2024-06-01 08:00:30 UTC"),
-    ] as [(Double, String, String)])
+    @Test(
+        arguments: [
+            (
+                ISOTime.parse("0000-01-01T00:00:00+00:01")!.timeIntervalSince1970, "0000-01-01T00:00:00.000Z",
+                "0000-01-01 00:00:00 UTC"
+            ),
+            (
+                ISOTime.parse("0001-01-01T00:00:00Z")!.timeIntervalSince1970, "0001-01-01T00:00:00.000Z",
+                "0001-01-01 00:00:00 UTC"
+            ),
+            (
+                ISOTime.parse("9999-12-31T23:59:59.999Z")!.timeIntervalSince1970, "9999-12-31T23:59:59.999Z",
+                "9999-12-31 23:59:59 UTC"
+            ),
+            (
+                ISOTime.parse("9999-12-31T23:59:59-23:59")!.timeIntervalSince1970, "9999-12-31T23:59:59.999Z",
+                "9999-12-31 23:59:59 UTC"
+            ),
+            (-1e12, "0000-01-01T00:00:00.000Z", "0000-01-01 00:00:00 UTC"),
+            (-1, "1969-12-31T23:59:59.000Z", "1969-12-31 23:59:59 UTC"),
+            (1e300, "9999-12-31T23:59:59.999Z", "9999-12-31 23:59:59 UTC"),
+            (-.greatestFiniteMagnitude, "0000-01-01T00:00:00.000Z", "0000-01-01 00:00:00 UTC"),
+            (.infinity, "9999-12-31T23:59:59.999Z", "9999-12-31 23:59:59 UTC"),
+            (-.infinity, "0000-01-01T00:00:00.000Z", "0000-01-01 00:00:00 UTC"),
+            (.nan, "0000-01-01T00:00:00.000Z", "0000-01-01 00:00:00 UTC"),
+            (1_717_228_830.325, "2024-06-01T08:00:30.325Z", "2024-06-01 08:00:30 UTC"),
+        ] as [(Double, String, String)])
     func everyTimeFormats(seconds: Double, iso: String, readable: String) {
         let time = Date(timeIntervalSince1970: seconds)
         #expect(ISOTime.format(time) == iso)
@@ -89,7 +98,9 @@ import Testing
             for (hour, value) in unbelievable.enumerated() {
                 // A visit of its own each (its first-seen time names it), so each owes the owner a message.
                 let believable = "2024-06-1\(day)T0\(hour):30:00Z"
-                var times = ["date": believable, "firstSeen": "2024-06-1\(day)T0\(hour):00:00Z", "lastSeen": believable]
+                var times = [
+                    "date": believable, "firstSeen": "2024-06-1\(day)T0\(hour):00:00Z", "lastSeen": believable,
+                ]
                 times[field] = value
                 let answer = try await registry.post(Self.sighting(bikeId: bike.id, times), key: key)
                 #expect(answer.status == 201, "\(field) = \(value): \(answer.status) \(answer.body)")
@@ -105,7 +116,9 @@ import Testing
         }
         let after = Date()
         // One the registry believes, kept as sent.
-        let good = ["date": "2024-07-01T10:00:05Z", "firstSeen": "2024-07-01T10:00:00Z", "lastSeen": "2024-07-01T10:00:05Z"]
+        let good = [
+            "date": "2024-07-01T10:00:05Z", "firstSeen": "2024-07-01T10:00:00Z", "lastSeen": "2024-07-01T10:00:05Z",
+        ]
         #expect(try await registry.post(Self.sighting(bikeId: bike.id, good), key: key).status == 201)
 
         let answer = try await registry.request(.GET, "/owner/bikes/\(bike.id)/sightings", bearer: bike.token)

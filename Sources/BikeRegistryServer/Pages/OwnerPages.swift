@@ -10,8 +10,8 @@ import Hummingbird
 /// with what was wrong.
 struct OwnerPages: Sendable {
     let database: any RegistryStore
-    /// Registrations by address, shared with the API's.
-    let registrations: RateLimiter<String>
+    /// Registrations by network and in all, shared with the API's.
+    let registrations: RegistrationLimits
     /// Requests by owner token's hash, shared with the API's.
     let requests: RateLimiter<String>
     /// "Send a test" by bike: each sends a request to an address the owner chose.
@@ -20,6 +20,8 @@ struct OwnerPages: Sendable {
     let sender: NotificationSender
     let snapshot: RegistrySnapshot
     let region: (uuid: String, major: Int)
+    /// `RegistryServerConfiguration.publicURL`, without a trailing slash.
+    let publicURL: String?
     let renderer = PageRenderer()
     /// Sightings shown on a bike's page, newest first: a page stays well under 50 KB.
     static let sightingsShown = 50
@@ -49,7 +51,7 @@ struct OwnerPages: Sendable {
         let csrf = request.cookies[PageCSRF.cookieName]?.value ?? PageCSRF.newCookieValue()
         return renderer.page(
             "register", RegisterView(csrf: csrf, uuid: region.uuid, major: String(region.major)), isPrivate: false,
-            extraHeaders: Self.csrfCookie(csrf))
+            extraHeaders: csrfCookie(csrf))
     }
 
     private func register(_ request: Request, address: String) async throws -> Response {
@@ -88,7 +90,7 @@ struct OwnerPages: Sendable {
                 "registered",
                 RegisteredView(
                     heading: "Registered: your \(bike.make) \(bike.model)", path: path,
-                    link: Self.origin(of: request) + path, webhookSecret: registration.webhookSecret),
+                    link: link(path), webhookSecret: registration.webhookSecret),
                 status: .created, isPrivate: true)
         }
     }
@@ -186,7 +188,7 @@ struct OwnerPages: Sendable {
             return renderer.page(
                 "registered",
                 RegisteredView(
-                    heading: "Your bike's new private link", path: newPath, link: Self.origin(of: request) + newPath,
+                    heading: "Your bike's new private link", path: newPath, link: link(newPath),
                     webhookSecret: nil),
                 isPrivate: true)
         case "delete":
@@ -219,26 +221,34 @@ struct OwnerPages: Sendable {
         }
         let payload = NotificationPayload.test(bikeId: bike.id, now: Date())
         let json = try payload.json()
-        var results: [BikeView.TestResult] = []
-        for (channel, target) in channels {
-            let notification = PendingNotification(
-                id: Secrets.newID(prefix: "msg_test_"), bikeId: bike.id, channel: channel, target: target,
-                payload: json, attempts: 0, webhookSecret: bike.webhookSecret, createdAt: payload.timestamp)
-            let outcome: String
-            switch await sender.attempt(notification) {
-            case .delivered: outcome = "delivered"
-            case .gone: outcome = "not delivered: the address answered 410 (gone)"
-            case .retry(let reason, _): outcome = "not delivered: \(reason)"
+        // Both channels at once: each attempt may take the delivery's whole deadline.
+        let results = await withTaskGroup(of: (Int, BikeView.TestResult).self) { group in
+            for (index, (channel, target)) in channels.enumerated() {
+                group.addTask {
+                    let notification = PendingNotification(
+                        id: Secrets.newID(prefix: "msg_test_"), bikeId: bike.id, channel: channel, target: target,
+                        payload: json, attempts: 0, webhookSecret: bike.webhookSecret, createdAt: payload.timestamp)
+                    let outcome: String
+                    switch await sender.attempt(notification) {
+                    case .delivered: outcome = "delivered"
+                    case .gone: outcome = "not delivered: the address answered 410 (gone)"
+                    case .retry(let failure, _): outcome = "not delivered: \(failure.shown)"
+                    }
+                    let sent: String
+                    switch channel {
+                    case .ntfy:
+                        let message = NtfyMessage(payload)
+                        sent =
+                            message.headers.map { "\($0.0): \($0.1)" }.joined(separator: "\n") + "\n\n" + message.body
+                    case .webhook:
+                        sent = "webhook-id: \(notification.id)\nwebhook-signature: v1,…\n\n" + json
+                    }
+                    return (index, .init(channel: channel.rawValue, target: target, outcome: outcome, sent: sent))
+                }
             }
-            let sent: String
-            switch channel {
-            case .ntfy:
-                let message = NtfyMessage(payload)
-                sent = message.headers.map { "\($0.0): \($0.1)" }.joined(separator: "\n") + "\n\n" + message.body
-            case .webhook:
-                sent = "webhook-id: \(notification.id)\nwebhook-signature: v1,…\n\n" + json
-            }
-            results.append(.init(channel: channel.rawValue, target: target, outcome: outcome, sent: sent))
+            var results: [(Int, BikeView.TestResult)] = []
+            for await result in group { results.append(result) }
+            return results.sorted { $0.0 < $1.0 }.map(\.1)
         }
         return try await show(bike, token: token, tests: results)
     }
@@ -270,15 +280,18 @@ struct OwnerPages: Sendable {
         Response(status: .seeOther, headers: [.location: path, .cacheControl: "no-store"])
     }
 
-    private static func csrfCookie(_ value: String) -> HTTPFields {
-        let cookie = Cookie(name: PageCSRF.cookieName, value: value, path: "/", httpOnly: true, sameSite: .strict)
+    /// Secure when the registry is served over https (its public URL says so): never sent over plain http.
+    private func csrfCookie(_ value: String) -> HTTPFields {
+        let cookie = Cookie(
+            name: PageCSRF.cookieName, value: value, path: "/", secure: publicURL?.hasPrefix("https://") == true,
+            httpOnly: true, sameSite: .strict)
         return [.setCookie: cookie.description]
     }
 
-    /// The address the owner reached this server at, for the link to save: Host as the browser sent it, https when
-    /// a proxy in front says so.
-    private static func origin(of request: Request) -> String {
-        let scheme = request.headers[HTTPField.Name("X-Forwarded-Proto")!] == "https" ? "https" : "http"
-        return "\(scheme)://\(request.head.authority ?? "localhost")"
+    /// The link to save: whole under the configured public URL; otherwise relative to the site, which the page's
+    /// script writes whole from the browser's own address. Never built from the request's Host header, which is
+    /// whatever its sender wrote.
+    private func link(_ path: String) -> String {
+        publicURL.map { $0 + path } ?? path
     }
 }

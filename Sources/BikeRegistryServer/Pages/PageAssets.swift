@@ -35,11 +35,16 @@ enum PageAssets {
             var date = new Date(element.getAttribute("datetime"));
             if (!isNaN(date)) { element.textContent = format.format(date); element.title = element.getAttribute("datetime"); }
           });
+          // A link shown relative to the site (no public URL configured) is written whole from the address bar.
+          document.querySelectorAll("a#private-link").forEach(function (link) {
+            if (link.textContent.charAt(0) === "/") { link.textContent = link.href; }
+          });
           document.querySelectorAll("button[data-copy]").forEach(function (button) {
             if (!navigator.clipboard) { return; }
             button.hidden = false;
             button.addEventListener("click", function () {
-              navigator.clipboard.writeText(button.getAttribute("data-copy")).then(function () {
+              var whole = new URL(button.getAttribute("data-copy"), document.location.href).href;
+              navigator.clipboard.writeText(whole).then(function () {
                 button.textContent = "Copied";
               });
             });

@@ -3,28 +3,34 @@ import Logging
 import PostgresNIO
 
 extension PostgresRegistryStore {
-    /// The message is held by a row lock (`FOR UPDATE SKIP LOCKED`) in a transaction that lasts while it is delivered:
-    /// another server's worker skips it, and if this process dies its connection closes, the lock goes with it, and
-    /// the message is due again at once (no lease to wait out). A delivery takes at most its HTTP timeout, so a
-    /// worker holds as many connections as it delivers at once.
-    public func deliverDueNotification(
-        now: Date, _ deliver: @escaping @Sendable (PendingNotification) async -> DeliveryOutcome
-    ) async throws -> Bool {
-        // The deadline covers the delivery too, which its own HTTP timeout (15 s) ends first.
-        try await transaction(within: .seconds(30)) { [logger] connection in
-            let due = try await connection.query(
-                """
-                SELECT notification.id, notification.bikeId, channel, target, payload, attempts, bike.webhookSecret, notification.createdAt
-                FROM notification JOIN bike ON bike.id = notification.bikeId
+    /// The message is held by a lease: its `nextAttemptAt` moves to `heldUntil` in the statement that takes it, so
+    /// another server's worker passes it by, and no connection is held while it is delivered (an endpoint that
+    /// answers slowly would otherwise hold one of the pool's connections, which stations' requests need). If this
+    /// process dies, the message is due again when the lease ends. `FOR UPDATE SKIP LOCKED` keeps two servers
+    /// taking at the same moment from taking the same message.
+    public func takeDueNotification(now: Date, busyTargets: Set<String>, heldUntil: Date) async throws
+        -> PendingNotification?
+    {
+        let rows = try await rows(
+            """
+            UPDATE notification SET nextAttemptAt = \(Self.seconds(heldUntil))
+            WHERE id = (
+                SELECT id FROM notification
                 WHERE deliveredAt IS NULL AND abandonedAt IS NULL AND nextAttemptAt <= \(Self.seconds(now))
-                ORDER BY nextAttemptAt, notification.createdAt LIMIT 1
-                FOR UPDATE OF notification SKIP LOCKED
-                """, logger: logger
-            ).collect()
-            guard let row = due.first, let notification = try PendingNotification(row: row) else { return false }
-            let outcome = await deliver(notification)
-            try await Self.apply(outcome, to: notification, connection, now: Date(), logger: logger)
-            return true
+                    AND NOT (target = ANY(\(Array(busyTargets))))
+                ORDER BY nextAttemptAt, createdAt LIMIT 1
+                FOR UPDATE SKIP LOCKED)
+            RETURNING id, bikeId, channel, target, payload, attempts,
+                (SELECT webhookSecret FROM bike WHERE bike.id = notification.bikeId), createdAt
+            """)
+        return try rows.first.flatMap { try PendingNotification(row: $0) }
+    }
+
+    public func recordAttempt(_ outcome: DeliveryOutcome, of notification: PendingNotification, now: Date)
+        async throws
+    {
+        try await transaction { [logger] connection in
+            try await Self.apply(outcome, to: notification, connection, now: now, logger: logger)
         }
     }
 
@@ -61,9 +67,13 @@ extension PostgresRegistryStore {
         }
     }
 
-    public func nextNotificationDue() async throws -> Date? {
-        try await rows("SELECT min(nextAttemptAt) FROM notification WHERE deliveredAt IS NULL AND abandonedAt IS NULL")
-            .first?.decode(Double?.self).map(Self.date)
+    public func nextNotificationDue(busyTargets: Set<String>) async throws -> Date? {
+        try await rows(
+            """
+            SELECT min(nextAttemptAt) FROM notification WHERE deliveredAt IS NULL AND abandonedAt IS NULL
+                AND NOT (target = ANY(\(Array(busyTargets))))
+            """
+        ).first?.decode(Double?.self).map(Self.date)
     }
 
     public func notificationCounts() async throws -> NotificationCounts {

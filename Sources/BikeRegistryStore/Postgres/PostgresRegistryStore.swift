@@ -1,7 +1,7 @@
+import DaemonSupport
 import Foundation
 import Logging
 import PostgresNIO
-import Synchronization
 
 /// The registry in a PostgreSQL database (postgres-nio's pooled client), for a registry that serves many cafés
 /// from more than one machine: every server shares the database, and what one must not do twice (a sighting, a
@@ -98,28 +98,21 @@ public final class PostgresRegistryStore: RegistryStore {
         }
     }
 
-    /// The operation's result, or an error once `deadline` has passed, whichever comes first. Not a task group: a
-    /// group waits for its cancelled child, and an operation stuck on a connection may answer cancellation late;
-    /// here the caller is answered at the deadline and the operation, cancelled, ends on its own.
+    /// The operation's result, or an error once `deadline` has passed (`withDeadline`), said for an operator.
     private static func within<Value: Sendable>(
         _ deadline: Duration, _ operation: @escaping @Sendable () async throws -> Value
     ) async throws -> Value {
-        let first = FirstAnswer<Value>()
-        let running = Task {
-            do {
-                first.give(.success(try await operation()))
-            } catch {
-                first.give(.failure(RegistryStoreError(PostgresFailure.describe(error))))
+        do {
+            return try await withDeadline(deadline) {
+                do {
+                    return try await operation()
+                } catch {
+                    throw RegistryStoreError(PostgresFailure.describe(error))
+                }
             }
+        } catch is DeadlineExceeded {
+            throw RegistryStoreError("PostgreSQL did not answer within \(deadline.components.seconds) s")
         }
-        let timer = Task {
-            try await Task.sleep(for: deadline)
-            running.cancel()
-            first.give(
-                .failure(RegistryStoreError("PostgreSQL did not answer within \(deadline.components.seconds) s")))
-        }
-        defer { timer.cancel() }
-        return try await first.wait()
     }
 
     static func seconds(_ date: Date) -> Double { date.timeIntervalSince1970 }
@@ -148,48 +141,6 @@ enum PostgresFailure {
             return "PostgreSQL: \(error.code)" + (error.underlying.map { ": \($0)" } ?? "")
         default:
             return "\(error)"
-        }
-    }
-}
-
-/// The first of several answers to one question; the others are dropped.
-private final class FirstAnswer<Value: Sendable>: Sendable {
-    private enum State {
-        case empty
-        case waiting(CheckedContinuation<Value, any Error>)
-        case answered(Result<Value, any Error>)
-        case done
-    }
-
-    private let state = Mutex(State.empty)
-
-    func give(_ result: Result<Value, any Error>) {
-        let waiting = state.withLock { state -> CheckedContinuation<Value, any Error>? in
-            switch state {
-            case .empty:
-                state = .answered(result)
-                return nil
-            case .waiting(let continuation):
-                state = .done
-                return continuation
-            case .answered, .done:
-                return nil
-            }
-        }
-        waiting?.resume(with: result)
-    }
-
-    func wait() async throws -> Value {
-        try await withCheckedThrowingContinuation { continuation in
-            let early = state.withLock { state -> Result<Value, any Error>? in
-                if case .answered(let result) = state {
-                    state = .done
-                    return result
-                }
-                state = .waiting(continuation)
-                return nil
-            }
-            if let early { continuation.resume(with: early) }
         }
     }
 }

@@ -4,7 +4,7 @@ import GRDB
 extension SQLiteRegistryStore {
     public func register(_ new: NewBike, now: Date) async throws -> RegisterOutcome {
         let record = NewBikeRecord(new)
-        let inserted = try await pool.write { db in
+        let inserted = try await write { db in
             try db.execute(
                 sql: """
                     INSERT INTO bike (id, uuid, major, minor, make, model, colour, ownerTokenHash, webhookSecret, createdAt)
@@ -30,7 +30,7 @@ extension SQLiteRegistryStore {
 
     public func update(id: String, ownerToken: String, _ change: BikeChange) async throws -> Bike? {
         let hash = Secrets.hash(ownerToken)
-        return try await pool.write { db in
+        return try await write { db in
             guard
                 try Bool.fetchOne(
                     db, sql: "SELECT 1 FROM bike WHERE id = ? AND ownerTokenHash = ?", arguments: [id, hash]) == true
@@ -52,7 +52,7 @@ extension SQLiteRegistryStore {
 
     public func rotateOwnerToken(id: String, ownerToken: String) async throws -> String? {
         let new = Secrets.newOwnerToken()
-        let rotated = try await pool.write { db in
+        let rotated = try await write { db in
             try db.execute(
                 sql: "UPDATE bike SET ownerTokenHash = ? WHERE id = ? AND ownerTokenHash = ?",
                 arguments: [Secrets.hash(new), id, Secrets.hash(ownerToken)])
@@ -63,7 +63,7 @@ extension SQLiteRegistryStore {
 
     public func delete(id: String, ownerToken: String) async throws -> Bool {
         let hash = Secrets.hash(ownerToken)
-        return try await pool.write { db in
+        return try await write { db in
             guard
                 let missing = try Bool.fetchOne(
                     db, sql: "SELECT missing FROM bike WHERE id = ? AND ownerTokenHash = ?", arguments: [id, hash])

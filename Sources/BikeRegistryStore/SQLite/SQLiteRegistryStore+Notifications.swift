@@ -1,46 +1,38 @@
 public import Foundation
 import GRDB
-import Synchronization
 
 extension SQLiteRegistryStore {
-    public func deliverDueNotification(
-        now: Date, _ deliver: @escaping @Sendable (PendingNotification) async -> DeliveryOutcome
-    ) async throws -> Bool {
-        let held = delivering.withLock { $0 }
-        let due = try await pool.read { db in
-            try Row.fetchAll(
+    /// A read: the file's one server takes messages one at a time from its worker, which leaves out those it is
+    /// delivering by their targets, so a message cannot be taken twice and `heldUntil` has nothing to guard.
+    public func takeDueNotification(now: Date, busyTargets: Set<String>, heldUntil: Date) async throws
+        -> PendingNotification?
+    {
+        let busy = Array(busyTargets)
+        return try await pool.read { db in
+            try Row.fetchOne(
                 db,
                 sql: """
                     SELECT notification.id, notification.bikeId, channel, target, payload, attempts, bike.webhookSecret, notification.createdAt
                     FROM notification JOIN bike ON bike.id = notification.bikeId
                     WHERE deliveredAt IS NULL AND abandonedAt IS NULL AND nextAttemptAt <= ?
-                    ORDER BY nextAttemptAt, notification.createdAt LIMIT ?
+                        AND target NOT IN (\(Self.placeholders(busy.count)))
+                    ORDER BY nextAttemptAt, notification.createdAt LIMIT 1
                     """,
-                arguments: [Self.seconds(now), held.count + 1]
-            ).compactMap(PendingNotification.init(row:))
+                arguments: StatementArguments([Self.seconds(now)] as [any DatabaseValueConvertible] + busy)
+            ).flatMap(PendingNotification.init(row:))
         }
-        // The first due one that no other worker of this process holds, taken under the same lock that checks it,
-        // and still due once held: the list above was read before the hold, so another worker may have delivered it
-        // and let go of it since (it writes the outcome before it lets go, so a read after the hold sees that).
-        for candidate in due {
-            guard delivering.withLock({ $0.insert(candidate.id).inserted }) else { continue }
-            defer { _ = delivering.withLock { $0.remove(candidate.id) } }
-            guard try await stillDue(candidate.id, now: now) else { continue }
-            let outcome = await deliver(candidate)
-            try await pool.write { db in try Self.apply(outcome, to: candidate, db, now: Date()) }
-            return true
-        }
-        return false
     }
 
-    private func stillDue(_ id: String, now: Date) async throws -> Bool {
-        try await pool.read { db in
-            try Bool.fetchOne(
-                db,
-                sql:
-                    "SELECT 1 FROM notification WHERE id = ? AND deliveredAt IS NULL AND abandonedAt IS NULL AND nextAttemptAt <= ?",
-                arguments: [id, Self.seconds(now)]) ?? false
-        }
+    public func recordAttempt(_ outcome: DeliveryOutcome, of notification: PendingNotification, now: Date)
+        async throws
+    {
+        try await write { db in try Self.apply(outcome, to: notification, db, now: now) }
+    }
+
+    /// `?, ?, …`, `count` of them; `NULL` for none (`x NOT IN (NULL)` would be NULL, so none is written as a
+    /// subquery with no rows).
+    static func placeholders(_ count: Int) -> String {
+        count == 0 ? "SELECT NULL WHERE 0" : Array(repeating: "?", count: count).joined(separator: ", ")
     }
 
     static func apply(_ outcome: DeliveryOutcome, to notification: PendingNotification, _ db: Database, now: Date)
@@ -76,10 +68,15 @@ extension SQLiteRegistryStore {
         }
     }
 
-    public func nextNotificationDue() async throws -> Date? {
-        try await pool.read { db in
+    public func nextNotificationDue(busyTargets: Set<String>) async throws -> Date? {
+        let busy = Array(busyTargets)
+        return try await pool.read { db in
             try Double.fetchOne(
-                db, sql: "SELECT min(nextAttemptAt) FROM notification WHERE deliveredAt IS NULL AND abandonedAt IS NULL"
+                db,
+                sql: """
+                    SELECT min(nextAttemptAt) FROM notification WHERE deliveredAt IS NULL AND abandonedAt IS NULL
+                        AND target NOT IN (\(Self.placeholders(busy.count)))
+                    """, arguments: StatementArguments(busy)
             )
             .map(Self.date)
         }

@@ -5,7 +5,7 @@ extension SQLiteRegistryStore {
     public func record(_ sent: SightingReport, from station: Station, now: Date) async throws -> RecordOutcome {
         let sighting = StationClockCheck.checked(sent, receivedAt: now)
         let visit = VisitNotifications(sighting: sighting, stationId: station.id)
-        return try await pool.write { db in
+        return try await write { db in
             try db.execute(
                 sql: """
                     INSERT INTO sighting (id, stationId, bikeId, kind, seenAt, firstSeen, lastSeen, proximity, rssi, count, visitId, receivedAt, timesAsReceived)
@@ -69,7 +69,7 @@ extension SQLiteRegistryStore {
     }
 
     public func purge(before cutoff: Date) async throws -> Int {
-        try await pool.write { db in
+        try await write { db in
             try db.execute(sql: "DELETE FROM sighting WHERE receivedAt < ?", arguments: [Self.seconds(cutoff)])
             let sightings = db.changesCount
             try db.execute(

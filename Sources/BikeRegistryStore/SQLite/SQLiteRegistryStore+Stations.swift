@@ -4,7 +4,7 @@ import GRDB
 extension SQLiteRegistryStore {
     public func addStation(name: String, latitude: Double, longitude: Double, now: Date) async throws -> String {
         let new = try NewStationRecord(name: name, latitude: latitude, longitude: longitude)
-        let added = try await pool.write { db in
+        let added = try await write { db in
             try db.execute(
                 sql:
                     "INSERT INTO station (name, keyHash, latitude, longitude, createdAt) VALUES (?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING",
@@ -31,7 +31,7 @@ extension SQLiteRegistryStore {
     }
 
     public func revokeStation(name: String, now: Date) async throws -> Bool {
-        try await pool.write { db in
+        try await write { db in
             try db.execute(
                 sql: "UPDATE station SET revokedAt = ? WHERE name = ? AND revokedAt IS NULL",
                 arguments: [Self.seconds(now), name])
@@ -51,7 +51,7 @@ extension SQLiteRegistryStore {
 
     public func recordRefreshes(_ refreshes: [Int64: StationRefresh]) async throws {
         guard !refreshes.isEmpty else { return }
-        try await pool.write { db in
+        try await write { db in
             for (id, refresh) in refreshes {
                 try db.execute(
                     sql:

@@ -51,7 +51,8 @@ final class RefreshShortcut: ChannelDuplexHandler, RemovableChannelHandler {
                     context.write(wrapOutboundOut(.head(head)), promise: nil)
                     context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
                     RequestLogLine.write(
-                        logger, method: request.method, path: LoggedPath(uri.path), status: 304, since: started)
+                        logger, method: request.method, path: LoggedPath(route: "/bikes", path: uri.path), status: 304,
+                        since: started)
                     return
                 }
             }
