@@ -35,14 +35,19 @@ struct RequestLog<Context: RequestContext>: RouterMiddleware {
 
 /// The line itself, also written for the refreshes `RefreshShortcut` answers before the router.
 enum RequestLogLine {
+    /// Nothing is worked out (the path, the time taken) when the logger would drop the line: a registry run at
+    /// `--log-level warning` answers most requests, the stations' refreshes, with no line.
     static func write(
-        _ logger: Logger, method: HTTPRequest.Method, path: LoggedPath, status: Int,
+        _ logger: Logger, method: HTTPRequest.Method, path: @autoclosure () -> LoggedPath, status: Int,
         since started: ContinuousClock.Instant
     ) {
+        let level: Logger.Level = status >= 500 ? .error : .info
+        guard logger.logLevel <= level else { return }
+        let path = path()
         let elapsed = ContinuousClock.now - started
         let milliseconds = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
         logger.log(
-            level: status >= 500 ? .error : .info, "request",
+            level: level, "request",
             metadata: [
                 "http.method": "\(method.rawValue)", "http.path": "\(path)", "http.status": "\(status)",
                 "http.ms": "\(Int(milliseconds.rounded()))",

@@ -145,9 +145,9 @@ struct Serve: AsyncParsableCommand {
             )
         }
         for (name, value, range) in [
-            ("--registrations-per-minute", registrationsPerMinute, 1...1_000_000),
-            ("--registrations-per-minute-total", registrationsPerMinuteTotal, 1...1_000_000),
-            ("--requests-per-minute", requestsPerMinute, 1...100_000_000),
+            ("--registrations-per-minute", registrationsPerMinute, 1...1_000_000_000),
+            ("--registrations-per-minute-total", registrationsPerMinuteTotal, 1...1_000_000_000),
+            ("--requests-per-minute", requestsPerMinute, 1...1_000_000_000),
             ("--max-connections", maxConnections, 16...1_000_000), ("--delivery-lanes", deliveryLanes, 1...1_000),
             ("--request-head-timeout", requestHeadTimeout.seconds, 1...3_600),
             ("--idle-timeout", idleTimeout.seconds, 1...86_400),

@@ -7,7 +7,7 @@ import NIOHTTPTypes
 /// the answers written. Both run on the connection's event loop, and so does everything here.
 final class ConnectionWatch: @unchecked Sendable {
     private var deadlines: ConnectionDeadlines<ContinuousClock>
-    private var timer: Scheduled<Void>?
+    private var timer: (task: Scheduled<Void>, at: ContinuousClock.Instant)?
     private var context: ChannelHandlerContext?
 
     init(head: Duration, idle: Duration) {
@@ -16,37 +16,44 @@ final class ConnectionWatch: @unchecked Sendable {
 
     func started(_ context: ChannelHandlerContext) {
         self.context = context
-        rearm()
+        arm()
     }
 
     func stopped() {
-        timer?.cancel()
+        timer?.task.cancel()
         timer = nil
         context = nil
     }
 
-    func change(_ body: (inout ConnectionDeadlines<ContinuousClock>) -> Void) {
-        let before = deadlines.deadline
-        body(&deadlines)
-        if deadlines.deadline != before { rearm() }
+    /// Bytes arrived: only the first of a request changes anything (and only then is the clock read).
+    func bytesRead() {
+        if case .waiting = deadlines.phase { change { $0.bytesRead(at: .now) } }
     }
 
-    /// One timer at the current deadline; when it fires past it the connection is closed.
-    private func rearm() {
-        timer?.cancel()
+    /// A change of phase. The timer is moved only when the deadline comes sooner than it is set for (a request's
+    /// first byte): a later deadline is found when the timer fires, so a request costs one timer, not one a phase.
+    func change(_ body: (inout ConnectionDeadlines<ContinuousClock>) -> Void) {
+        body(&deadlines)
+        if let deadline = deadlines.deadline, timer.map({ deadline < $0.at }) ?? true { arm() }
+    }
+
+    /// One timer at the current deadline; when it fires past it the connection is closed, and otherwise set again.
+    private func arm() {
+        timer?.task.cancel()
         timer = nil
         guard let context, let deadline = deadlines.deadline else { return }
         let wait = deadline - .now
         let nanoseconds = max(0, wait.components.seconds * 1_000_000_000 + wait.components.attoseconds / 1_000_000_000)
-        timer = context.eventLoop.assumeIsolatedUnsafeUnchecked().scheduleTask(in: .nanoseconds(nanoseconds)) {
+        let task = context.eventLoop.assumeIsolatedUnsafeUnchecked().scheduleTask(in: .nanoseconds(nanoseconds)) {
             [self] in
             timer = nil
             if deadlines.expired(at: .now) {
                 context.close(promise: nil)
             } else {
-                rearm()
+                arm()
             }
         }
+        timer = (task, deadline)
     }
 }
 
@@ -76,7 +83,7 @@ final class RawBytesWatch: ChannelInboundHandler, RemovableChannelHandler {
     func handlerRemoved(context: ChannelHandlerContext) { watch.stopped() }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        watch.change { $0.bytesRead(at: .now) }
+        watch.bytesRead()
         context.fireChannelRead(data)
     }
 }
