@@ -65,26 +65,21 @@ public enum ISOTime {
     public static let earliest = Date(timeIntervalSince1970: -62_167_219_200)
     public static let latest = Date(timeIntervalSince1970: 253_402_300_799.999)
 
-    public static func format(_ date: Date) -> String {
+    public static func format(_ date: Date) -> String { write(date, between: "T", milliseconds: true, after: "Z") }
+
+    /// `2024-06-01 08:00:30 UTC`: what a person reads (the owner's page without its script, ntfy, `station list`).
+    public static func readable(_ date: Date) -> String {
+        write(date, between: " ", milliseconds: false, after: " UTC")
+    }
+
+    private static func write(_ date: Date, between: String, milliseconds: Bool, after: String) -> String {
         var text = [UInt8]()
         text.reserveCapacity(24)
         let parts = Parts(date)
         parts.writeDate(into: &text)
-        text.append(UInt8(ascii: "T"))
-        parts.writeTime(into: &text, milliseconds: true)
-        text.append(UInt8(ascii: "Z"))
-        return String(decoding: text, as: UTF8.self)
-    }
-
-    /// `2024-06-01 08:00:30 UTC`: what a person reads (the owner's page without its script, ntfy, `station list`).
-    public static func readable(_ date: Date) -> String {
-        var text = [UInt8]()
-        text.reserveCapacity(23)
-        let parts = Parts(date)
-        parts.writeDate(into: &text)
-        text.append(UInt8(ascii: " "))
-        parts.writeTime(into: &text, milliseconds: false)
-        text.append(contentsOf: " UTC".utf8)
+        text.append(contentsOf: between.utf8)
+        parts.writeTime(into: &text, milliseconds: milliseconds)
+        text.append(contentsOf: after.utf8)
         return String(decoding: text, as: UTF8.self)
     }
 
