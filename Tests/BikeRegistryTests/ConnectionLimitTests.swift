@@ -43,7 +43,8 @@ import Testing
     }
 
     /// A head sent a byte at a time is cut at its deadline (1 s here); the server had no such deadline, and a
-    /// head a byte a second held its connection for as long as the client liked.
+    /// head a byte a second held its connection for as long as the client liked. The head here would take 30 s to
+    /// send; the cut is allowed 4 s past the deadline, for a loaded machine (the whole suite beside it, in CI).
     @Test func aHeadTrickledAByteAtATimeIsCutAtItsDeadline() async throws {
         let directory = try TemporaryDirectory("bike-registry-connections")
         defer { directory.remove() }
@@ -53,14 +54,14 @@ import Testing
         defer { Task { await registry.stop() } }
         let connection = try RawConnection(port: registry.port)
         let started = ContinuousClock.now
-        let head = Array("GET /static/style.css HTTP/1.1\r\nHost: x\r\nX-Slow: " + String(repeating: "a", count: 40))
+        let head = Array("GET /static/style.css HTTP/1.1\r\nHost: x\r\nX-Slow: " + String(repeating: "a", count: 300))
         var cut = false
-        for character in head where !cut {
+        for character in head where !cut && ContinuousClock.now - started < .seconds(30) {
             connection.send(String(character))
             cut = await connection.closed(within: 0.1)
         }
         let held = ContinuousClock.now - started
-        #expect(cut && held < .milliseconds(2_000), "cut: \(cut), after \(held)")
+        #expect(cut && held < .seconds(5), "cut: \(cut), after \(held)")
     }
 
     /// A connection that sends nothing, and one left open after its answer, are closed after the idle time (1 s).
@@ -72,13 +73,14 @@ import Testing
         }
         defer { Task { await registry.stop() } }
         let silent = try RawConnection(port: registry.port)
-        #expect(await silent.closed(within: 3), "a connection that never sent a byte")
+        #expect(await silent.closed(within: 10), "a connection that never sent a byte")
         let kept = try RawConnection(port: registry.port)
+        // Its idle time starts when the server has answered, which is after this.
+        let sent = ContinuousClock.now
         kept.send("GET /static/style.css HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(await kept.status() == 200)
-        let answered = ContinuousClock.now
-        #expect(await kept.closed(within: 3), "a kept-alive connection after its answer")
-        #expect(ContinuousClock.now - answered > .milliseconds(800), "not before its idle time")
+        #expect(await kept.closed(within: 10), "a kept-alive connection after its answer")
+        #expect(ContinuousClock.now - sent >= .seconds(1), "not before its idle time")
     }
 
     /// 2,000 idle connections and 100 clients trickling their heads, against the real server started with a soft

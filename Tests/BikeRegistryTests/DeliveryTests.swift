@@ -108,7 +108,8 @@ import Testing
         #expect(await eventually(within: 20) { trickling.started.first?.cut != nil }, "the delivery was never cut")
         let answer = try #require(trickling.started.first)
         let held = try #require(answer.cut) - answer.started
-        // The deadline counts from before the connection; the endpoint sees the cut at its next byte (250 ms).
-        #expect(held < .milliseconds(2_600), "held for \(held)")
+        // The deadline counts from before the connection; the endpoint sees the cut at its next byte (250 ms), and a
+        // loaded machine (the whole suite under a sanitizer) is given 3 s more. Uncut, the body would take 250 s.
+        #expect(held < .seconds(5), "held for \(held)")
     }
 }
