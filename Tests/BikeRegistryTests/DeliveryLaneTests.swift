@@ -1,7 +1,6 @@
 import BeaconTestSupport
 import BikeRegistryStore
 import Foundation
-import Synchronization
 import Testing
 
 /// How the store hands messages to the worker's lanes: each message to one lane, a target a lane holds passed over,
@@ -86,7 +85,7 @@ import Testing
         }
         let messages = 120
         try await Self.owe(messages, in: one) { "http://127.0.0.1:9/hook/\($0)" }
-        let taken = Tally()
+        let taken = Collected<String>()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for server in [one, two] {
                 for _ in 0..<4 {
@@ -94,7 +93,7 @@ import Testing
                         while let message = try await server.takeDueNotification(
                             now: Date(), busyTargets: [], heldUntil: Date().addingTimeInterval(60))
                         {
-                            taken.count(message.id)
+                            taken.add(message.id)
                             try await server.recordAttempt(.delivered, of: message, now: Date())
                         }
                     }
@@ -102,14 +101,9 @@ import Testing
             }
             try await group.waitForAll()
         }
-        let counted = taken.counts.withLock { $0 }
+        let counted = Dictionary(taken.all.map { ($0, 1) }, uniquingKeysWith: +)
         #expect(counted.count == messages && counted.values.allSatisfy { $0 == 1 })
         let counts = try await one.notificationCounts()
         #expect(counts.owed == 0 && counts.delivered == messages)
     }
-}
-
-private final class Tally: Sendable {
-    let counts = Mutex<[String: Int]>([:])
-    func count(_ id: String) { counts.withLock { $0[id, default: 0] += 1 } }
 }

@@ -74,6 +74,19 @@ final class RawConnection: @unchecked Sendable {
         await offThePool { self.readUntilClosed(within: seconds) }
     }
 
+    /// Sends `text` a character at a time, `every` seconds apart, until the server closes the connection: how long
+    /// it took, or nil if it never did. One thread for the whole of it.
+    func trickle(_ text: String, every seconds: Double) async -> Duration? {
+        await offThePool {
+            let started = ContinuousClock.now
+            for character in text {
+                self.send(String(character))
+                if self.readUntilClosed(within: seconds) { return ContinuousClock.now - started }
+            }
+            return nil
+        }
+    }
+
     private func readUntilClosed(within seconds: Double) -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
