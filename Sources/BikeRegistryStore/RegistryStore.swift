@@ -139,13 +139,15 @@ public enum RegistryStores {
     ///   notification worker holds one per message it delivers (up to 8), requests take the rest.
     ///   - fileMode: a SQLite file's permissions, and those of the files beside it (0600; 0640 under systemd, for
     ///     the service's group), whatever the umask.
+    ///   - postgresDeadline: how long one PostgreSQL operation may take before it is an error (a 503): 5 s.
     public static func open(
         _ location: String, connections: Int = 16, fileMode: mode_t = 0o600,
+        postgresDeadline: Duration = PostgresRegistryStore.standardDeadline,
         logger: Logger = Logger(label: "bike-registry.store")
     ) async throws(RegistryStoreError) -> any RegistryStore {
         if PostgresLocation.isPostgres(location) {
             return try await PostgresRegistryStore.open(
-                PostgresLocation(location), connections: connections, logger: logger)
+                PostgresLocation(location), connections: connections, deadline: postgresDeadline, logger: logger)
         }
         return try SQLiteRegistryStore(path: location, readers: connections, mode: fileMode, logger: logger)
     }

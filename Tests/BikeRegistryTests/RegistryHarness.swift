@@ -25,7 +25,7 @@ final class RegistryHarness: Sendable {
     init(
         _ kind: StoreKind, directory: String, sharing: TestDatabase? = nil, allowPrivateWebhooks: Bool = true,
         registrationsPerMinute: Int = 20, requestsPerMinute: Int = 600,
-        refreshWriteInterval: Duration = .milliseconds(50),
+        refreshWriteInterval: Duration = .milliseconds(50), postgresDeadline: Duration = .seconds(30),
         configure: (inout RegistryServerConfiguration) -> Void = { _ in }
     ) async throws {
         if let sharing {
@@ -34,7 +34,7 @@ final class RegistryHarness: Sendable {
             testDatabase = try await TestDatabase.make(kind, in: directory)
         }
         ownsDatabase = sharing == nil
-        let database = try await testDatabase.open()
+        let database = try await testDatabase.open(postgresDeadline: postgresDeadline)
         self.database = database
         var logger = Logger(label: "bike-registry-test")
         logger.logLevel = .warning

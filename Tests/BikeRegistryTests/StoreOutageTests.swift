@@ -14,7 +14,9 @@ import Testing
     @Test func aDatabaseThatRefusesConnectionsIsA503UntilItIsBack() async throws {
         let directory = try TemporaryDirectory("bike-registry-outage")
         defer { directory.remove() }
-        let registry = try await RegistryHarness(.postgres, directory: directory.path)
+        // The server's own deadline, 5 s: this is its test.
+        let registry = try await RegistryHarness(
+            .postgres, directory: directory.path, postgresDeadline: PostgresRegistryStore.standardDeadline)
         defer { Task { await registry.stop() } }
         let key = try await registry.database.addStation(name: "Ace", latitude: 51.5, longitude: -0.2)
         let bike = try await registry.register(minor: 101)

@@ -17,19 +17,29 @@ public final class PostgresRegistryStore: RegistryStore {
     /// Sightings posted at the same moment, written in one statement (`record`).
     let batches: SightingBatches
 
-    private init(client: PostgresClient, location: String, logger: Logger) {
+    /// How long an operation may take, from asking the pool for a connection to the last row. Past it the operation
+    /// is cancelled and the server answers 503: the pool would otherwise wait as long as the database is away,
+    /// and every request with it. 5 s (`standardDeadline`); the tests' stores, sharing two cores with the whole suite
+    /// under a sanitizer, are given longer.
+    let deadline: Duration
+    public static let standardDeadline: Duration = .seconds(5)
+
+    private init(client: PostgresClient, location: String, deadline: Duration, logger: Logger) {
         self.client = client
         self.location = location
+        self.deadline = deadline
         self.logger = logger
         running = Task { await client.run() }
-        batches = SightingBatches { items in try await Self.write(items, client: client, logger: logger) }
+        batches = SightingBatches { items in
+            try await Self.write(items, client: client, deadline: deadline, logger: logger)
+        }
     }
 
     /// Brings the schema up to date (`RegistrySchema`) on a connection of its own, which fails at once when the
     /// server cannot be reached or refuses the login (the pool would keep trying), then starts the pool.
-    static func open(_ location: PostgresLocation, connections: Int, logger: Logger) async throws(RegistryStoreError)
-        -> PostgresRegistryStore
-    {
+    static func open(
+        _ location: PostgresLocation, connections: Int, deadline: Duration = standardDeadline, logger: Logger
+    ) async throws(RegistryStoreError) -> PostgresRegistryStore {
         var configuration = try location.configuration()
         configuration.options.maximumConnections = max(2, connections)
         do {
@@ -48,7 +58,7 @@ public final class PostgresRegistryStore: RegistryStore {
         }
         return PostgresRegistryStore(
             client: PostgresClient(configuration: configuration, backgroundLogger: logger),
-            location: location.description, logger: logger)
+            location: location.description, deadline: deadline, logger: logger)
     }
 
     public func close() async {
@@ -56,14 +66,8 @@ public final class PostgresRegistryStore: RegistryStore {
         await running.value
     }
 
-    /// How long an operation may take, from asking the pool for a connection to the last row. Past it the operation
-    /// is cancelled and the server answers 503: the pool would otherwise wait as long as the database is away,
-    /// and every request with it.
-    static let deadline: Duration = .seconds(5)
-
     /// A transaction; its error, if any, said without the query's values.
     func transaction<Result: Sendable>(
-        within deadline: Duration = PostgresRegistryStore.deadline,
         _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
         try await Self.within(deadline) { [client, logger] in
@@ -75,7 +79,7 @@ public final class PostgresRegistryStore: RegistryStore {
     /// A statement PostgreSQL rolled back whole to break a deadlock is run again, within the same deadline: on its
     /// own it is atomic, so running it again is exactly what was asked, and the other party has gone on.
     static func prepared<Statement: PostgresPreparedStatement>(
-        _ statement: Statement, client: PostgresClient, logger: Logger
+        _ statement: Statement, client: PostgresClient, deadline: Duration, logger: Logger
     ) async throws -> [Statement.Row] where Statement.Row: Sendable {
         try await within(deadline) {
             while true {
@@ -93,7 +97,7 @@ public final class PostgresRegistryStore: RegistryStore {
 
     /// One statement outside a transaction, its rows collected.
     func rows(_ query: PostgresQuery) async throws -> [PostgresRow] {
-        try await Self.within(Self.deadline) { [client, logger] in
+        try await Self.within(deadline) { [client, logger] in
             try await client.query(query, logger: logger).collect()
         }
     }
