@@ -7,8 +7,8 @@ import Hummingbird
 /// `Authorization: Bearer`, read, change or delete that one bike and read its sightings.
 struct OwnerRoutes: Sendable {
     let database: any RegistryStore
-    /// By network, and everyone's together.
-    let registrations: RegistrationLimits
+    /// Registration's rules and limits, shared with the page's.
+    let registrar: Registrar
     /// By owner token's hash.
     let requests: RateLimiter<String>
     let targets: NotificationTargetPolicy
@@ -27,11 +27,17 @@ struct OwnerRoutes: Sendable {
     }
 
     private func register(_ request: Request, address: String) async throws -> Response {
-        if let wait = registrations.retryAfter(address) { throw APIError.tooManyRequests(retryAfter: wait) }
         let body = try await JSONBody.decode(RegistrationBody.self, from: request)
-        switch try await database.register(body.bike) {
-        case .beaconTaken:
-            throw HTTPError(.conflict, message: "a bike with this beacon (uuid, major, minor) is registered already")
+        switch try await registrar.register(body.request, address: address) {
+        case .wait(let seconds): throw APIError.tooManyRequests(retryAfter: seconds)
+        case .incomplete(let reason): throw APIError.badRequest(reason)
+        case .refused: throw HTTPError(.forbidden, message: Registrar.refusal)
+        case .taken:
+            throw HTTPError(
+                .conflict,
+                message:
+                    "this beacon (uuid, major, minor) is registered already, or is provisioned and registers only with its claim code"
+            )
         case .registered(let registration):
             return try JSONBody.response(
                 RegistrationAnswer(
@@ -99,30 +105,35 @@ struct OwnerRoutes: Sendable {
     }
 }
 
-/// `POST /owner/bikes`'s body.
+/// `POST /owner/bikes`'s body: `claimCode` (the code on the beacon's label) or, under open registration, `uuid`,
+/// `major` and `minor`; with a code, any of those given must match its beacon. Then `make`, `model`, `colour`.
 struct RegistrationBody: Decodable {
-    var bike: NewBike
+    var request: RegistrationRequest
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: AnyKey.self)
-        try container.refuseUnknown(["uuid", "major", "minor", "make", "model", "colour"])
+        try container.refuseUnknown(["claimCode", "uuid", "major", "minor", "make", "model", "colour"])
         func text(_ name: String) throws -> String {
             try container.decode(String.self, forKey: AnyKey(stringValue: name))
         }
-        func number(_ name: String) throws -> Int {
-            try container.decode(Int.self, forKey: AnyKey(stringValue: name))
+        // Absent is nil; present must be the type (null is not one).
+        func optional<Value: Decodable>(_ name: String, _ type: Value.Type) throws -> Value? {
+            let key = AnyKey(stringValue: name)
+            return container.contains(key) ? try container.decode(type, forKey: key) : nil
         }
-        bike = try NewBikeFields.checked(
-            uuid: try text("uuid"), major: try number("major"), minor: try number("minor"), make: try text("make"),
-            model: try text("model"), colour: try text("colour"))
+        func optionalText(_ name: String) throws -> String? { try optional(name, String.self) }
+        func number(_ name: String) throws -> Int? { try optional(name, Int.self) }
+        request = try NewBikeFields.checked(
+            claimCode: try optionalText("claimCode"), uuid: try optionalText("uuid"), major: try number("major"),
+            minor: try number("minor"), make: try text("make"), model: try text("model"), colour: try text("colour"))
     }
 }
 
 /// A new bike's fields as the API and the registration page both check them.
 enum NewBikeFields {
-    static func checked(uuid: String, major: Int, minor: Int, make: String, model: String, colour: String) throws
-        -> NewBike
-    {
+    static func checked(
+        claimCode: String?, uuid: String?, major: Int?, minor: Int?, make: String, model: String, colour: String
+    ) throws -> RegistrationRequest {
         func text(_ value: String, _ name: String) throws -> String {
             // Counted in code points, as JSON Schema's maxLength counts.
             guard (1...100).contains(value.unicodeScalars.count) else {
@@ -131,14 +142,25 @@ enum NewBikeFields {
             try FieldError.refuseControlCharacters(value, in: name)
             return value
         }
-        func number(_ value: Int, _ name: String) throws -> Int {
+        func number(_ value: Int?, _ name: String) throws -> Int? {
+            guard let value else { return nil }
             guard (0...65535).contains(value) else { throw FieldError("\(name) is 0 to 65535") }
             return value
         }
-        guard let uuid = UUID(uuidString: uuid) else { throw FieldError("uuid is not a UUID") }
-        return NewBike(
-            uuid: uuid.uuidString, major: try number(major, "major"), minor: try number(minor, "minor"),
-            make: try text(make, "make"), model: try text(model, "model"), colour: try text(colour, "colour"))
+        if let claimCode, claimCode.unicodeScalars.count > 64 {
+            throw FieldError("claimCode is at most 64 characters")
+        }
+        var checkedUUID: String?
+        if let uuid {
+            guard let parsed = UUID(uuidString: uuid) else { throw FieldError("uuid is not a UUID") }
+            checkedUUID = parsed.uuidString
+        }
+        return RegistrationRequest(
+            claimCode: claimCode,
+            beacon: BeaconMatch(
+                uuid: checkedUUID, major: try number(major, "major"), minor: try number(minor, "minor")),
+            bike: BikeDescription(
+                make: try text(make, "make"), model: try text(model, "model"), colour: try text(colour, "colour")))
     }
 }
 

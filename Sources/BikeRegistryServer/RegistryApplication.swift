@@ -33,16 +33,20 @@ public enum RegistryApplication {
         let registrations = RegistrationLimits(
             perNetworkPerMinute: configuration.registrationsPerMinute,
             totalPerMinute: configuration.registrationsPerMinuteTotal)
+        let registrar = Registrar(
+            database: database, mode: configuration.registration, limits: registrations,
+            wrongCodes: WrongClaimCodes(limit: configuration.wrongClaimCodesPerDay),
+            now: configuration.now)
         let ownerRequests = RateLimiter<String>(perMinute: configuration.requestsPerMinute)
         OwnerRoutes(
-            database: database, registrations: registrations, requests: ownerRequests, targets: targets,
+            database: database, registrar: registrar, requests: ownerRequests, targets: targets,
             snapshot: snapshot
         ).add(to: router)
         let deliveries = DeliveryClient()
         let sender = NotificationSender(
             targets: targets, client: deliveries.client, deadline: configuration.deliveryDeadline)
         OwnerPages(
-            database: database, registrations: registrations, requests: ownerRequests,
+            database: database, registrar: registrar, requests: ownerRequests,
             tests: RateLimiter(perMinute: configuration.testsPerMinute), targets: targets, sender: sender,
             snapshot: snapshot, region: (configuration.pageRegionUUID, configuration.pageRegionMajor),
             publicURL: configuration.publicURL

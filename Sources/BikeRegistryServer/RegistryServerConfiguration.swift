@@ -1,3 +1,5 @@
+public import Foundation
+
 /// How `bike-registry serve` runs: where it listens and what it allows.
 public struct RegistryServerConfiguration: Sendable {
     public var host: String
@@ -7,6 +9,13 @@ public struct RegistryServerConfiguration: Sendable {
     public var allowPrivateWebhooks: Bool
     /// Sightings older than this are deleted.
     public var retention: Duration
+    /// How owners register bikes: by the claim code on a provisioned beacon's label (the default), or also by the
+    /// beacon's numbers, first come first served.
+    public var registration = RegistrationMode.claimCode
+    /// Wrong claim codes one network may send in a day; then it may not register until that day is over.
+    public var wrongClaimCodesPerDay = 10
+    /// The registry's clock for its time rules (the wrong-code window): the tests' is a manual one.
+    public var now: @Sendable () -> Date = { Date() }
     /// Registrations per network (an IPv4 address, an IPv6 /64) per minute.
     public var registrationsPerMinute: Int
     /// Registrations from everyone together per minute.

@@ -27,6 +27,8 @@ public protocol RegistryStore: Sendable {
 
     // MARK: Bikes
 
+    /// Registers a bike by the beacon the owner typed (open registration, and the tests): `.beaconTaken` when a
+    /// bike holds it or it is a provisioned beacon, which only its code claims.
     func register(_ new: NewBike, now: Date) async throws -> RegisterOutcome
     /// The bike, when `ownerToken` is its owner's; nil for any other token or id alike, so a guess learns nothing.
     func bike(id: String, ownerToken: String) async throws -> Bike?
@@ -43,6 +45,25 @@ public protocol RegistryStore: Sendable {
     func versions() async throws -> RegistryVersions
     /// Whether `token` is any bike's owner token.
     func isOwnerToken(_ token: String) async throws -> Bool
+
+    // MARK: Provisioned beacons (claim codes)
+
+    /// Issues one beacon per code hash in the region (`uuid`, `major`), at the lowest minors from `firstMinor` that
+    /// no bike and no beacon holds, and returns their minors in order. All or none: throws when too few are free.
+    func issueBeacons(uuid: String, major: Int, firstMinor: Int, codeHashes: [String], now: Date) async throws
+        -> [Int]
+    /// Adds beacons programmed elsewhere, all or none: throws naming the first whose identity is a beacon's or a
+    /// bike's already, or whose code is another beacon's.
+    func importBeacons(_ beacons: [NewBeacon], now: Date) async throws
+    /// Every provisioned beacon, and every bike registered without one (claimed, with no code), by identity.
+    func beacons() async throws -> [ProvisionedBeacon]
+    /// Withdraws the beacon: its code claims nothing from now on. A bike registered with it stays. False when no
+    /// unrevoked beacon has that identity.
+    func revokeBeacon(uuid: String, major: Int, minor: Int, now: Date) async throws -> Bool
+    /// Registers a bike on the beacon whose code has this hash (`ClaimCode.hash`) if that beacon is issued, not
+    /// revoked, held by no bike and matches what the owner gave; `.claimRefused` otherwise, whichever it is.
+    func claim(codeHash: String, matching: BeaconMatch, bike: BikeDescription, now: Date) async throws
+        -> RegisterOutcome
 
     // MARK: Sightings
 

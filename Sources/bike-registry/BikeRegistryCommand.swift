@@ -19,7 +19,7 @@ struct BikeRegistryCommand: AsyncParsableCommand {
             (--database postgres://…) that several servers may share.
             """,
         version: ReleaseVersion.current,
-        subcommands: [Serve.self, StationCommand.self])
+        subcommands: [Serve.self, StationCommand.self, BeaconCommand.self])
 }
 
 /// `--database`, shared by every command.
@@ -101,12 +101,24 @@ struct Serve: AsyncParsableCommand {
                 https also makes the registration form's cookie Secure.
                 """))
     var publicURL: String?
+    @Option(
+        help: ArgumentHelp(
+            "How owners register a bike: claim-code or open.",
+            discussion: """
+                claim-code (the default): only with the claim code printed on a beacon the operator issued \
+                (`bike-registry beacons issue`). open: also by a beacon's UUID, major and minor, first come first served, \
+                so anyone who overhears a beacon not yet registered can register it and follow its bike; for a closed \
+                club that hands beacons out in person.
+                """))
+    var registration = RegistrationMode.claimCode
     @Flag(help: "Allow webhook and ntfy targets on loopback and private addresses (a café's own network, tests).")
     var allowPrivateWebhooks = false
     @Option(help: "Days sightings are kept.") var retentionDays = 90
     @Option(help: "Registrations one network (an IPv4 address, an IPv6 /64) may make per minute.")
     var registrationsPerMinute = 20
     @Option(help: "Registrations everyone together may make per minute.") var registrationsPerMinuteTotal = 120
+    @Option(help: "Wrong claim codes one network may send in a day before it may not register until that day is over.")
+    var wrongClaimCodesPerDay = 10
     @Option(help: "Requests one station key, or one owner token, may make per minute.") var requestsPerMinute = 600
     @Option(help: "A request's head must arrive within this of its first byte.")
     var requestHeadTimeout = DurationArgument(seconds: 10, "10s")
@@ -148,6 +160,7 @@ struct Serve: AsyncParsableCommand {
             ("--registrations-per-minute", registrationsPerMinute, 1...1_000_000_000),
             ("--registrations-per-minute-total", registrationsPerMinuteTotal, 1...1_000_000_000),
             ("--requests-per-minute", requestsPerMinute, 1...1_000_000_000),
+            ("--wrong-claim-codes-per-day", wrongClaimCodesPerDay, 1...1_000_000_000),
             ("--max-connections", maxConnections, 16...1_000_000), ("--delivery-lanes", deliveryLanes, 1...1_000),
             ("--request-head-timeout", requestHeadTimeout.seconds, 1...3_600),
             ("--idle-timeout", idleTimeout.seconds, 1...86_400),
@@ -176,12 +189,19 @@ struct Serve: AsyncParsableCommand {
             retention: .seconds(retentionDays * 86_400),
             registrationsPerMinute: registrationsPerMinute, requestsPerMinute: requestsPerMinute)
         configuration.registrationsPerMinuteTotal = registrationsPerMinuteTotal
+        configuration.registration = registration
+        configuration.wrongClaimCodesPerDay = wrongClaimCodesPerDay
         configuration.requestHeadTimeout = requestHeadTimeout.duration
         configuration.idleTimeout = idleTimeout.duration
         configuration.deliveryLanes = deliveryLanes
         configuration.deliveryDeadline = deliveryTimeout.duration
         configuration.publicURL = publicURL.flatMap(PublicURL.checked)
         configuration.maximumConnections = connections(logger: logger)
+        if registration == .open {
+            logger.warning(
+                "open registration (--registration open): anyone may register a beacon that is not registered yet by its uuid, major and minor, which any scanner app shows, mark it missing and be told where its bike stops; use it only where beacons are handed out in person"
+            )
+        }
         if configuration.publicURL == nil {
             logger.info(
                 "no --public-url: the owner's pages show their links relative to the site (set it to where owners reach this registry)"

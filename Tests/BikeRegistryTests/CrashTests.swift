@@ -33,6 +33,7 @@ import Testing
             let server = try DaemonProcess(
                 [
                     "serve", "--listen", "127.0.0.1:\(port)", "--database", database, "--allow-private-webhooks",
+                    "--registration", "open",
                     "--requests-per-minute", "1000000",
                 ],
                 executable: BeacondRun.registryBinary, logDirectory: directory.path, name: "registry-\(run)")

@@ -33,6 +33,48 @@ import Testing
         #expect(try await store.versions().stations == 2, "v2's counter moves with every station added")
     }
 
+    /// The file the release before claim codes wrote (Tests/registry-fixtures/make-previous-release, with its binary):
+    /// every bike keeps working, counts as claimed, and the stations' list is as it was.
+    @Test func thePreviousReleasesFileKeepsEveryBikeWorking() async throws {
+        let directory = try TemporaryDirectory("bike-registry-previous-release")
+        defer { directory.remove() }
+        let fixtures = Fixtures.repositoryRoot.appendingPathComponent("Tests/registry-fixtures")
+        let path = directory.file("registry.sqlite")
+        try FileManager.default.copyItem(
+            atPath: fixtures.appendingPathComponent("previous-release.sqlite").path, toPath: path)
+        let made =
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: fixtures.appendingPathComponent("previous-release.json"))) as? [String: Any]
+            ?? [:]
+        let missing = made["missing"] as? [String: Any] ?? [:]
+        let kept = made["kept"] as? [String: Any] ?? [:]
+        let missingID = try #require(missing["id"] as? String)
+        let keptID = try #require(kept["id"] as? String)
+
+        let store = try SQLiteRegistryStore(path: path)
+        defer { Task { await store.close() } }
+        let station = try #require(try await store.station(key: made["stationKey"] as? String ?? ""))
+        #expect(station.name == "Ace Café")
+        let bike = try #require(try await store.bike(id: missingID, ownerToken: missing["ownerToken"] as? String ?? ""))
+        #expect(bike.missing && bike.webhookURL == "http://127.0.0.1:9/hook")
+        #expect(try await store.bike(id: keptID, ownerToken: kept["ownerToken"] as? String ?? "")?.missing == false)
+        #expect(try await store.missingBikes().bikes.map(\.id) == [missingID], "stations' list unchanged")
+        #expect(try await store.sightings(bikeId: missingID).count == 1)
+        let beacons = try await store.beacons()
+        #expect(beacons.map(\.minor) == [101, 102] && beacons.allSatisfy { $0.state == .claimed && !$0.hasCode })
+        // Their beacons stay theirs: neither registration by the numbers nor a new issue takes them.
+        let again = try await store.register(
+            NewBike(
+                uuid: "21EECF71-D5C7-4A00-9B90-27C94B5146EA", major: 1, minor: 101, make: "a", model: "b", colour: "c"))
+        guard case .beaconTaken = again else {
+            Issue.record("a migrated bike's beacon was registered again")
+            return
+        }
+        let issued = try await store.issueBeacons(
+            uuid: "21EECF71-D5C7-4A00-9B90-27C94B5146EA", major: 1, firstMinor: 101, codeHashes: ["x"], now: Date())
+        #expect(issued == [103])
+    }
+
     static let releasedVersionOne = """
         CREATE TABLE station (
             id INTEGER PRIMARY KEY,

@@ -43,6 +43,8 @@ final class RegistryHarness: Sendable {
             registrationsPerMinute: registrationsPerMinute, requestsPerMinute: requestsPerMinute)
         configuration.retryBase = .milliseconds(200)
         configuration.refreshWriteInterval = refreshWriteInterval
+        // The tests of everything but claim codes register by the beacon (ClaimCodeTests set claim-code).
+        configuration.registration = .open
         configure(&configuration)
         served = await ServedApplication { listening in
             RegistryApplication.make(

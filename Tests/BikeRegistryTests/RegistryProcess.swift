@@ -27,7 +27,10 @@ struct RegistryProcess {
         // As systemd runs it (Type=notify): READY=1 once it listens.
         let notify = try NotifyListener(path: directory.file("notify.sock"))
         let server = try DaemonProcess(
-            ["serve", "--listen", "127.0.0.1:0", "--database", database, "--allow-private-webhooks"],
+            [
+                "serve", "--listen", "127.0.0.1:0", "--database", database, "--allow-private-webhooks",
+                "--registration", "open",
+            ],
             executable: BeacondRun.registryBinary,
             environment: ["NOTIFY_SOCKET": notify.path], logDirectory: directory.path, name: "registry")
         var port: Int?

@@ -25,11 +25,14 @@ seen() { grep -c '"bike.seen"' /srv/hooks/received.jsonl 2> /dev/null || echo 0;
 # registry_round DATABASE LABEL: a station added as the service's user, an owner registering the beacon, beacond
 # reporting to this registry with the station's key, and the owner told.
 registry_round() {
-    local database=$1 label=$2 added key registered bike token secret before started
+    local database=$1 label=$2 added key code registered bike token secret before started
     added=$(sudo -u bike-registry $R station add "VM Café" --latitude 51.5412 --longitude=-0.2769 --json --database "$database" 2> /tmp/station.err)
     key=$(echo "$added" | json 'd["key"]')
     [ -n "$key" ] && ok "$label: station added as the service's user beside the running server" || { fail "$label: station add: $(cat /tmp/station.err)"; return; }
-    registered=$(api POST /owner/bikes "" '{"uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","major":1,"minor":2,"make":"Honda","model":"CB500","colour":"red"}')
+    # The operator issues the beacon (claim-code registration, the default); the owner registers it by its label's code.
+    code=$(sudo -u bike-registry $R beacons issue --region E2C56DB5-DFFB-48D2-B060-D0F5A71096E0:1 --count 1 --first-minor 2 --database "$database" 2> /tmp/beacons.err | awk -F, 'NR == 2 && $3 == 2 { print $4 }')
+    [ -n "$code" ] && ok "$label: beacon issued with its claim code" || { fail "$label: beacons issue: $(cat /tmp/beacons.err)"; return; }
+    registered=$(api POST /owner/bikes "" '{"claimCode":"'"$code"'","make":"Honda","model":"CB500","colour":"red"}')
     bike=$(echo "${registered#* }" | json 'd["id"]'); token=$(echo "${registered#* }" | json 'd["ownerToken"]')
     secret=$(echo "${registered#* }" | json 'd["webhookSecret"]')
     [ "${registered%% *}" = 201 ] && [ -n "$bike" ] && ok "$label: an owner registered the beacon" || { fail "$label: register: $registered"; return; }
@@ -56,8 +59,8 @@ sys.exit(0 if good else 1)' "$bike" "$label" || failures=$((failures + 1))
         && ok "$label: the owner reads where the bike was heard, and that one station is listening" || fail "$label: sightings: $(api GET "/owner/bikes/$bike/sightings" "$token")"
     sudo -u bike-registry $R station list --json --database "$database" | json 'd["userAgent"].startswith("beacond/") and d["lastSighting"] is not None' | grep -q True \
         && ok "$label: station list shows the café's beacond and its last sighting" || fail "$label: station list: $(sudo -u bike-registry $R station list --database "$database")"
-    journalctl --no-pager -o cat -u bike-registry | grep -qF -e "$key" -e "$token" -e "${secret#whsec_}" \
-        && fail "$label: a key, token or secret is in the registry's journal" || ok "$label: no key, token or secret in the registry's journal"
+    journalctl --no-pager -o cat -u bike-registry | grep -qF -e "$key" -e "$token" -e "${secret#whsec_}" -e "$code" \
+        && fail "$label: a key, token, secret or claim code is in the registry's journal" || ok "$label: no key, token, secret or claim code in the registry's journal"
 }
 
 # ---------------------------------------------------------------------------------------------------- install

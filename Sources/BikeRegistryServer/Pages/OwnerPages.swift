@@ -10,8 +10,8 @@ import Hummingbird
 /// with what was wrong.
 struct OwnerPages: Sendable {
     let database: any RegistryStore
-    /// Registrations by network and in all, shared with the API's.
-    let registrations: RegistrationLimits
+    /// Registration's rules and limits, shared with the API's.
+    let registrar: Registrar
     /// Requests by owner token's hash, shared with the API's.
     let requests: RateLimiter<String>
     /// "Send a test" by bike: each sends a request to an address the owner chose.
@@ -50,7 +50,10 @@ struct OwnerPages: Sendable {
         // The form's token and its cookie: a new pair unless the browser has one already.
         let csrf = request.cookies[PageCSRF.cookieName]?.value ?? PageCSRF.newCookieValue()
         return renderer.page(
-            "register", RegisterView(csrf: csrf, uuid: region.uuid, major: String(region.major)), isPrivate: false,
+            "register",
+            RegisterView(
+                csrf: csrf, open: registrar.mode == .open, uuid: region.uuid, major: String(region.major)),
+            isPrivate: false,
             extraHeaders: csrfCookie(csrf))
     }
 
@@ -59,40 +62,57 @@ struct OwnerPages: Sendable {
         let cookie = request.cookies[PageCSRF.cookieName]?.value
         guard PageCSRF.registrationAccepts(field: form["csrf"], cookie: cookie) else { return refusedCSRF(back: "/") }
         var view = RegisterView(
-            csrf: form["csrf"] ?? "", uuid: form["uuid"] ?? "", major: form["major"] ?? "", minor: form["minor"] ?? "",
+            csrf: form["csrf"] ?? "", open: registrar.mode == .open, claimCode: form["claim_code"] ?? "",
+            uuid: form["uuid"] ?? "", major: form["major"] ?? "", minor: form["minor"] ?? "",
             make: form["make"] ?? "", model: form["model"] ?? "", colour: form["colour"] ?? "")
-        if let wait = registrations.retryAfter(address) {
-            return renderer.message(
-                "Too many registrations", "Too many registrations from your address; try again in \(wait) s.",
-                status: .tooManyRequests, extraHeaders: [.retryAfter: String(wait)])
-        }
-        let bike: NewBike
+        let registering: RegistrationRequest
         do {
-            guard let major = Int(view.major), let minor = Int(view.minor) else {
-                throw FieldError("major and minor are whole numbers from 0 to 65535")
-            }
-            bike = try NewBikeFields.checked(
-                uuid: view.uuid.trimmingCharacters(in: .whitespaces), major: major, minor: minor,
-                make: view.make, model: view.model, colour: view.colour)
+            registering = try NewBikeFields.checked(
+                claimCode: Self.given(view.claimCode),
+                uuid: Self.given(view.uuid), major: try Self.number(view.major, "major"),
+                minor: try Self.number(view.minor, "minor"), make: view.make, model: view.model, colour: view.colour)
         } catch let error as FieldError {
             view.error = "Not registered: \(error.reason)."
             return renderer.page("register", view, status: .badRequest, isPrivate: false)
         }
-        switch try await database.register(bike) {
-        case .beaconTaken:
+        switch try await registrar.register(registering, address: address) {
+        case .wait(let wait):
+            return renderer.message(
+                "Too many registrations", "Too many registrations from your address; try again in \(wait) s.",
+                status: .tooManyRequests, extraHeaders: [.retryAfter: String(wait)])
+        case .incomplete(let reason):
+            view.error = "Not registered: \(reason)."
+            return renderer.page("register", view, status: .badRequest, isPrivate: false)
+        case .refused:
+            view.error = "Not registered: \(Registrar.refusal)."
+            return renderer.page("register", view, status: .forbidden, isPrivate: false)
+        case .taken:
             view.error =
-                "Not registered: a bike with this beacon (minor \(bike.minor), major \(bike.major)) is registered "
-                + "already. If it is yours, open its private link; otherwise check the beacon's numbers."
+                "Not registered: this beacon (minor \(view.minor), major \(view.major)) is registered already, or "
+                + "registers only with the claim code on its label. If it is yours, open its private link; "
+                + "otherwise check the beacon's numbers."
             return renderer.page("register", view, status: .conflict, isPrivate: false)
         case .registered(let registration):
             let path = Self.path(registration.bike.id, registration.ownerToken)
             return renderer.page(
                 "registered",
                 RegisteredView(
-                    heading: "Registered: your \(bike.make) \(bike.model)", path: path,
+                    heading: "Registered: your \(registration.bike.make) \(registration.bike.model)", path: path,
                     link: link(path), webhookSecret: registration.webhookSecret),
                 status: .created, isPrivate: true)
         }
+    }
+
+    /// A form field as given, nil when left empty.
+    private static func given(_ field: String) -> String? {
+        let trimmed = field.trimmingCharacters(in: .whitespaces)
+        return trimmed.isEmpty ? nil : trimmed
+    }
+
+    private static func number(_ field: String, _ name: String) throws -> Int? {
+        guard let given = given(field) else { return nil }
+        guard let value = Int(given) else { throw FieldError("\(name) is a whole number from 0 to 65535") }
+        return value
     }
 
     // MARK: The bike's page

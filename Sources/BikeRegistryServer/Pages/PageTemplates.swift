@@ -34,17 +34,22 @@ enum PageTemplates {
         {{$title}}Register your bike{{/title}}
         {{$main}}
         <h1>Register your bike</h1>
-        <p>Fit an iBeacon to your bike and enter its numbers here. If the bike is ever stolen, report it missing on
-        its page, and cafés' stations that hear its beacon will tell you where.</p>
+        <p>Fit your beacon to your bike and enter the claim code from its label here. If the bike is ever stolen,
+        report it missing on its page, and cafés' stations that hear its beacon will tell you where.</p>
         {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
         <form method="post" action="/register">
         <input type="hidden" name="csrf" value="{{csrf}}">
+        <label for="claim_code">Claim code (on the beacon's label, such as 7KQ2-M9XD-3FJA)</label>
+        <input id="claim_code" name="claim_code" value="{{claimCode}}" {{^open}}required {{/open}}maxlength="64" autocomplete="off" spellcheck="false">
+        {{#open}}
+        <p>Or, for a beacon without a code, its numbers:</p>
         <label for="uuid">Beacon UUID</label>
-        <input id="uuid" name="uuid" value="{{uuid}}" required maxlength="36" autocomplete="off" spellcheck="false">
+        <input id="uuid" name="uuid" value="{{uuid}}" maxlength="36" autocomplete="off" spellcheck="false">
         <label for="major">Major</label>
-        <input id="major" name="major" type="number" min="0" max="65535" value="{{major}}" required>
+        <input id="major" name="major" type="number" min="0" max="65535" value="{{major}}">
         <label for="minor">Minor (your beacon's number, 0 to 65535)</label>
-        <input id="minor" name="minor" type="number" min="0" max="65535" value="{{minor}}" required>
+        <input id="minor" name="minor" type="number" min="0" max="65535" value="{{minor}}">
+        {{/open}}
         <label for="make">Make</label>
         <input id="make" name="make" value="{{make}}" required maxlength="100">
         <label for="model">Model</label>

@@ -5,6 +5,9 @@ import Foundation
 /// hides a section).
 struct RegisterView: Sendable {
     var csrf: String
+    /// Open registration: the beacon's numbers may be typed instead of its claim code.
+    var open: Bool
+    var claimCode = ""
     var uuid: String
     var major: String
     var minor = ""

@@ -70,8 +70,12 @@ public struct MissingBike: Sendable, Equatable {
 
 public enum RegisterOutcome: Sendable {
     case registered(Registration)
-    /// Another bike has this beacon (UUID, major, minor).
+    /// Another bike has this beacon (UUID, major, minor), or (open registration) it is a provisioned beacon, which
+    /// only its claim code registers.
     case beaconTaken
+    /// The claim code names no beacon that may be claimed: none, a claimed one, a revoked one, or one other than the
+    /// UUID, major or minor given. One answer for all, so that nobody learns which beacons exist.
+    case claimRefused
 }
 
 /// A registration's new values, made once whichever store keeps them.

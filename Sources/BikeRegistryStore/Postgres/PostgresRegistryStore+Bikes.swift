@@ -9,14 +9,31 @@ extension PostgresRegistryStore {
     public func register(_ new: NewBike, now: Date) async throws -> RegisterOutcome {
         let record = NewBikeRecord(new)
         let bike = record.bike
-        let inserted = try await rows(
+        let inserted = try await transaction { [logger] connection in
+            let provisioned = try await connection.query(
+                "SELECT 1 FROM beacon WHERE uuid = \(bike.uuid) AND major = \(bike.major) AND minor = \(bike.minor)",
+                logger: logger
+            ).collect()
+            guard provisioned.isEmpty else { return false }
+            return try await Self.insert(record, connection: connection, now: now, logger: logger)
+        }
+        return inserted ? .registered(record.registration(createdAt: now)) : .beaconTaken
+    }
+
+    /// Inserts the bike unless another holds its beacon; false if one does.
+    static func insert(_ record: NewBikeRecord, connection: PostgresConnection, now: Date, logger: Logger)
+        async throws -> Bool
+    {
+        let bike = record.bike
+        let inserted = try await connection.query(
             """
             INSERT INTO bike (id, uuid, major, minor, make, model, colour, ownerTokenHash, webhookSecret, createdAt)
             VALUES (\(record.id), \(bike.uuid), \(bike.major), \(bike.minor), \(bike.make), \(bike.model), \(bike.colour),
-                    \(Secrets.hash(record.ownerToken)), \(record.webhookSecret), \(Self.seconds(now)))
+                    \(Secrets.hash(record.ownerToken)), \(record.webhookSecret), \(seconds(now)))
             ON CONFLICT (uuid, major, minor) DO NOTHING RETURNING id
-            """)
-        return inserted.isEmpty ? .beaconTaken : .registered(record.registration(createdAt: now))
+            """, logger: logger
+        ).collect()
+        return !inserted.isEmpty
     }
 
     public func bike(id: String, ownerToken: String) async throws -> Bike? {

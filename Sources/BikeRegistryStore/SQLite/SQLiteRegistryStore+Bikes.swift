@@ -5,19 +5,27 @@ extension SQLiteRegistryStore {
     public func register(_ new: NewBike, now: Date) async throws -> RegisterOutcome {
         let record = NewBikeRecord(new)
         let inserted = try await write { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO bike (id, uuid, major, minor, make, model, colour, ownerTokenHash, webhookSecret, createdAt)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (uuid, major, minor) DO NOTHING
-                    """,
-                arguments: [
-                    record.id, record.bike.uuid, record.bike.major, record.bike.minor, record.bike.make,
-                    record.bike.model, record.bike.colour,
-                    Secrets.hash(record.ownerToken), record.webhookSecret, Self.seconds(now),
-                ])
-            return db.changesCount > 0
+            let provisioned = try Bool.fetchOne(
+                db, sql: "SELECT 1 FROM beacon WHERE uuid = ? AND major = ? AND minor = ?",
+                arguments: [record.bike.uuid, record.bike.major, record.bike.minor])
+            return provisioned == nil ? try Self.insert(record, db: db, now: now) : false
         }
         return inserted ? .registered(record.registration(createdAt: now)) : .beaconTaken
+    }
+
+    /// Inserts the bike unless another holds its beacon; false if one does.
+    static func insert(_ record: NewBikeRecord, db: Database, now: Date) throws -> Bool {
+        try db.execute(
+            sql: """
+                INSERT INTO bike (id, uuid, major, minor, make, model, colour, ownerTokenHash, webhookSecret, createdAt)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (uuid, major, minor) DO NOTHING
+                """,
+            arguments: [
+                record.id, record.bike.uuid, record.bike.major, record.bike.minor, record.bike.make,
+                record.bike.model, record.bike.colour,
+                Secrets.hash(record.ownerToken), record.webhookSecret, seconds(now),
+            ])
+        return db.changesCount > 0
     }
 
     public func bike(id: String, ownerToken: String) async throws -> Bike? {
