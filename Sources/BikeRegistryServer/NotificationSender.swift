@@ -68,10 +68,14 @@ struct NotificationSender: Sendable {
             request.headers.add(name: "webhook-signature", value: signature)
             request.body = .bytes(ByteBuffer(string: notification.payload))
         case .ntfy:
-            guard let payload = try? NotificationPayload.decode(notification.payload) else {
+            let message: NtfyMessage
+            if let notice = ReportNotice.decode(notification.payload) {
+                message = NtfyMessage(notice)
+            } else if let payload = try? NotificationPayload.decode(notification.payload) {
+                message = NtfyMessage(payload)
+            } else {
                 return .retry(Failure("unreadable payload"), retryAfter: 3600)
             }
-            let message = NtfyMessage(payload)
             for (name, value) in message.headers { request.headers.add(name: name, value: value) }
             request.body = .bytes(ByteBuffer(string: message.body))
         }

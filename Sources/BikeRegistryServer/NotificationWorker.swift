@@ -23,17 +23,23 @@ final class NotificationWorker: Service {
     private let doorbell: Doorbell
     private let sender: NotificationSender
     private let logger: Logger
-    private let retryBase: Double
+    private let schedule: RetrySchedule
     private let lanes: Int
+    /// The registry's clock: when a message is due, when it is retried, when it is given up.
+    private let now: @Sendable () -> Date
+    /// The longest it waits before looking again, for messages made due by anything that does not ring (another
+    /// server of a shared database).
+    private let idle: Duration
     /// The targets being delivered to now, one lane each.
     private let busy = Mutex(Set<String>())
-    static let giveUpAfter: TimeInterval = 3 * 86_400
-
     init(
         database: any RegistryStore, doorbell: Doorbell, sender: NotificationSender, lanes: Int, retryBase: Duration,
-        logger: Logger
+        now: @escaping @Sendable () -> Date = { Date() }, idle: Duration = .seconds(30), logger: Logger
     ) {
-        self.retryBase = Double(retryBase.components.seconds) + Double(retryBase.components.attoseconds) / 1e18
+        self.idle = idle
+        schedule = RetrySchedule(
+            base: Double(retryBase.components.seconds) + Double(retryBase.components.attoseconds) / 1e18)
+        self.now = now
         self.database = database
         self.doorbell = doorbell
         self.sender = sender
@@ -76,7 +82,7 @@ final class NotificationWorker: Service {
     private func takeNext() async throws -> PendingNotification? {
         let busy = self.busy.withLock { $0 }
         guard busy.count < lanes else { return nil }
-        let now = Date()
+        let now = now()
         guard
             let message = try await database.takeDueNotification(
                 now: now, busyTargets: busy, heldUntil: now.addingTimeInterval(holdFor))
@@ -89,16 +95,16 @@ final class NotificationWorker: Service {
     /// next message not held by a lane is due.
     private func untilNextDue() async throws -> Duration {
         let busy = self.busy.withLock { $0 }
-        guard busy.count < lanes else { return .seconds(30) }
-        guard let next = try await database.nextNotificationDue(busyTargets: busy) else { return .seconds(30) }
-        return .milliseconds(Int(max(0.05, min(30, next.timeIntervalSinceNow)) * 1000))
+        guard busy.count < lanes else { return idle }
+        guard let next = try await database.nextNotificationDue(busyTargets: busy) else { return idle }
+        return min(idle, .milliseconds(Int(max(0.05, min(30, next.timeIntervalSince(now()))) * 1000)))
     }
 
     /// One attempt, and what the store makes of it.
     private func deliver(_ notification: PendingNotification) async {
         let outcome = await outcome(of: notification)
         do {
-            try await database.recordAttempt(outcome, of: notification, now: Date())
+            try await database.recordAttempt(outcome, of: notification, now: now())
         } catch {
             logger.error(
                 "notification worker: what came of a delivery was not written; it will be tried again: \(error)",
@@ -119,18 +125,22 @@ final class NotificationWorker: Service {
             logger.notice("notification target gone (410); disabled", metadata: metadata)
             return .gone
         case .retry(let failure, let retryAfter):
-            if Date().timeIntervalSince(notification.createdAt) > Self.giveUpAfter {
+            switch schedule.decide(
+                attempts: notification.attempts, createdAt: notification.createdAt, retryAfter: retryAfter, now: now())
+            {
+            case .abandon:
                 logger.warning(
                     "notification abandoned after three days",
                     metadata: metadata.merging(["reason": "\(failure.detail)"]) { $1 })
                 return .abandon(error: failure.shown)
+            case .retry(let at):
+                logger.info(
+                    "notification retried later",
+                    metadata: metadata.merging([
+                        "reason": "\(failure.detail)", "retry.seconds": "\(Int(at.timeIntervalSince(now())))",
+                    ]) { $1 })
+                return .retry(at: at, error: failure.shown)
             }
-            let backoff = min(3600, retryBase * pow(2, Double(min(notification.attempts, 12))))
-            let wait = max(backoff, min(3600, retryAfter ?? 0))
-            logger.info(
-                "notification retried later",
-                metadata: metadata.merging(["reason": "\(failure.detail)", "retry.seconds": "\(Int(wait))"]) { $1 })
-            return .retry(at: Date().addingTimeInterval(wait), error: failure.shown)
         }
     }
 }

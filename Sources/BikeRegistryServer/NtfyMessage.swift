@@ -44,6 +44,34 @@ struct NtfyMessage: Equatable {
         ]
     }
 
+    /// A message about the bike's report: the reminder before it lapses, the lapse, a pause.
+    init(_ notice: ReportNotice) {
+        let lapses = notice.lapsesAt.map(ISOTime.readable) ?? "soon"
+        switch notice.type {
+        case .lapsing:
+            body =
+                "Your missing report lapses \(lapses). If the bike is still missing, open its page and press "
+                + "\"Still missing\"; otherwise stations stop listening for it then."
+        case .lapsed:
+            body =
+                "Your missing report lapsed \(lapses): stations no longer listen for the bike. Report it missing "
+                + "again on its page if it still is."
+        case .paused:
+            body =
+                "Someone reported your bike's beacon as placed on them without their consent. Its messages are paused "
+                + "until the registry's operator has looked at the report."
+        }
+        let title: String =
+            switch notice.type {
+            case .lapsing: "Missing report lapses soon"
+            case .lapsed: "Missing report lapsed"
+            case .paused: "Bike's messages paused"
+            }
+        headers = [
+            ("Title", title), ("Tags", "motorcycle"), ("Priority", notice.type == .paused ? "high" : "default"),
+        ]
+    }
+
     /// A header value as is when it is printable ASCII; otherwise RFC 2047's UTF-8 encoded word, which ntfy decodes
     /// (a café's name is often not ASCII).
     static func headerValue(_ text: String) -> String {

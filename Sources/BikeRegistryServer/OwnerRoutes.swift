@@ -13,6 +13,8 @@ struct OwnerRoutes: Sendable {
     let requests: RateLimiter<String>
     let targets: NotificationTargetPolicy
     let snapshot: RegistrySnapshot
+    let reports: MissingReportRules
+    let now: @Sendable () -> Date
 
     func add<Context: RemoteAddressRequestContext>(to router: Router<Context>) {
         router.post("owner/bikes") { request, context in try await register(request, address: Self.address(context)) }
@@ -64,7 +66,13 @@ struct OwnerRoutes: Sendable {
 
     private func show(_ request: Request, _ context: some RequestContext) async throws -> Response {
         let (bike, _) = try await ownedBike(request, context)
-        return try JSONBody.response(OwnerBike(bike), headers: [.cacheControl: "no-store"])
+        return try await answer(bike)
+    }
+
+    /// The bike as its owner sees it, with its open report.
+    private func answer(_ bike: Bike) async throws -> Response {
+        let report = bike.missing ? try await database.openReport(bikeId: bike.id) : nil
+        return try JSONBody.response(OwnerBike(bike, report: report), headers: [.cacheControl: "no-store"])
     }
 
     private func change(_ request: Request, _ context: some RequestContext) async throws -> Response {
@@ -73,11 +81,16 @@ struct OwnerRoutes: Sendable {
         for case (let name, let url??) in [("webhook", body.change.webhookURL), ("ntfy", body.change.ntfyURL)] {
             if let refusal = await targets.refusal(for: url) { throw APIError.badRequest("notify.\(name): \(refusal)") }
         }
-        guard let changed = try await database.update(id: bike.id, ownerToken: token, body.change) else {
-            throw APIError.notFound
+        let now = now()
+        switch try await database.update(id: bike.id, ownerToken: token, body.change, rules: reports, now: now) {
+        case .notOwner: throw APIError.notFound
+        case .noOpenReport: throw HTTPError(.conflict, message: "the bike has no open missing report")
+        case .tooManyReports(let next):
+            throw APIError.tooManyReports(next: next, now: now)
+        case .updated(let changed):
+            if changed.missing != bike.missing { try await snapshot.listChanged() }
+            return try await answer(changed)
         }
-        if changed.missing != bike.missing { try await snapshot.listChanged() }
-        return try JSONBody.response(OwnerBike(changed), headers: [.cacheControl: "no-store"])
     }
 
     private func delete(_ request: Request, _ context: some RequestContext) async throws -> Response {
@@ -164,16 +177,32 @@ enum NewBikeFields {
     }
 }
 
-/// `PATCH /owner/bikes/{id}`'s body: `missing`, and `notify` with `webhook` and `ntfy` (a URL, or null to stop).
+/// `PATCH /owner/bikes/{id}`'s body: `missing` (with `report`'s details when true, `outcome` when false), `renew`,
+/// and `notify` with `webhook` and `ntfy` (a URL, or null to stop).
 struct ChangeBody: Decodable {
     var change = BikeChange()
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: AnyKey.self)
-        try container.refuseUnknown(["missing", "notify"])
+        try container.refuseUnknown(["missing", "report", "renew", "outcome", "notify"])
         // Present means a boolean: null is not one.
         let missing = AnyKey(stringValue: "missing")
         if container.contains(missing) { change.missing = try container.decode(Bool.self, forKey: missing) }
+        let renew = AnyKey(stringValue: "renew")
+        if container.contains(renew) { change.renew = try container.decode(Bool.self, forKey: renew) }
+        let outcome = AnyKey(stringValue: "outcome")
+        if container.contains(outcome) {
+            let text = try container.decode(String.self, forKey: outcome)
+            guard change.missing == false, let chosen = MissingReport.Outcome(rawValue: text), chosen != .lapsed else {
+                throw FieldError("outcome is recovered or withdrawn, with missing: false")
+            }
+            change.outcome = chosen
+        }
+        let report = AnyKey(stringValue: "report")
+        if container.contains(report) {
+            guard change.missing != false else { throw FieldError("report goes with missing: true, or alone") }
+            change.report = try ReportFields.decode(try container.nestedContainer(keyedBy: AnyKey.self, forKey: report))
+        }
         let notifyKey = AnyKey(stringValue: "notify")
         guard container.contains(notifyKey) else { return }
         let notify = try container.nestedContainer(keyedBy: AnyKey.self, forKey: notifyKey)
@@ -188,6 +217,35 @@ struct ChangeBody: Decodable {
         }
         change.webhookURL = try target("webhook")
         change.ntfyURL = try target("ntfy")
+    }
+}
+
+/// A missing report's details, as the API and the page both check them: each optional, texts of 1 to 200
+/// characters with no control character.
+enum ReportFields {
+    static let texts = ["lastSeenPlace", "policeReference", "policeForce"]
+
+    static func decode(_ container: KeyedDecodingContainer<AnyKey>) throws -> MissingReportDetails {
+        try container.refuseUnknown(Set(texts + ["lastSeenAt"]))
+        var values: [String: String] = [:]
+        for name in texts where container.contains(AnyKey(stringValue: name)) {
+            values[name] = try container.decode(String.self, forKey: AnyKey(stringValue: name))
+        }
+        let lastSeenAt =
+            container.contains(AnyKey(stringValue: "lastSeenAt")) ? try container.time("lastSeenAt") : nil
+        return try checked(values, lastSeenAt: lastSeenAt)
+    }
+
+    static func checked(_ values: [String: String], lastSeenAt: Date?) throws -> MissingReportDetails {
+        for (name, value) in values {
+            guard (1...200).contains(value.unicodeScalars.count) else {
+                throw FieldError("report.\(name) is 1 to 200 characters")
+            }
+            try FieldError.refuseControlCharacters(value, in: "report.\(name)")
+        }
+        return MissingReportDetails(
+            lastSeenAt: lastSeenAt, lastSeenPlace: values["lastSeenPlace"],
+            policeReference: values["policeReference"], policeForce: values["policeForce"])
     }
 }
 
@@ -212,10 +270,33 @@ struct OwnerBike: Encodable {
     var model: String
     var colour: String
     var missing: Bool
+    /// The open report, or null.
+    var report: Report?
     var notify: Notify
     var createdAt: Date
 
-    init(_ bike: Bike) {
+    /// A missing report as its owner sees it.
+    struct Report: Encodable {
+        var madeAt: Date
+        var renewedAt: Date
+        var lapsesAt: Date?
+        var lastSeenAt: Date?
+        var lastSeenPlace: String?
+        var policeReference: String?
+        var policeForce: String?
+
+        init(_ report: MissingReport) {
+            madeAt = report.madeAt
+            renewedAt = report.renewedAt
+            lapsesAt = report.lapsesAt
+            lastSeenAt = report.details.lastSeenAt
+            lastSeenPlace = report.details.lastSeenPlace
+            policeReference = report.details.policeReference
+            policeForce = report.details.policeForce
+        }
+    }
+
+    init(_ bike: Bike, report: MissingReport? = nil) {
         id = bike.id
         uuid = bike.uuid
         major = bike.major
@@ -226,6 +307,25 @@ struct OwnerBike: Encodable {
         missing = bike.missing
         notify = Notify(webhook: bike.webhookURL, ntfy: bike.ntfyURL)
         createdAt = bike.createdAt
+        self.report = report.map(Report.init)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: AnyKey.self)
+        func put(_ value: some Encodable, _ name: String) throws {
+            try container.encode(value, forKey: AnyKey(stringValue: name))
+        }
+        try put(id, "id")
+        try put(uuid, "uuid")
+        try put(major, "major")
+        try put(minor, "minor")
+        try put(make, "make")
+        try put(model, "model")
+        try put(colour, "colour")
+        try put(missing, "missing")
+        try put(report, "report")  // null when there is none: the field is always there
+        try put(notify, "notify")
+        try put(createdAt, "createdAt")
     }
 }
 

@@ -40,7 +40,7 @@ public enum RegistryApplication {
         let ownerRequests = RateLimiter<String>(perMinute: configuration.requestsPerMinute)
         OwnerRoutes(
             database: database, registrar: registrar, requests: ownerRequests, targets: targets,
-            snapshot: snapshot
+            snapshot: snapshot, reports: configuration.missingReports, now: configuration.now
         ).add(to: router)
         let deliveries = DeliveryClient()
         let sender = NotificationSender(
@@ -48,12 +48,14 @@ public enum RegistryApplication {
         OwnerPages(
             database: database, registrar: registrar, requests: ownerRequests,
             tests: RateLimiter(perMinute: configuration.testsPerMinute), targets: targets, sender: sender,
-            snapshot: snapshot, region: (configuration.pageRegionUUID, configuration.pageRegionMajor),
+            snapshot: snapshot, reports: configuration.missingReports, now: configuration.now,
+            region: (configuration.pageRegionUUID, configuration.pageRegionMajor),
             publicURL: configuration.publicURL
         ).add(to: router)
         let worker = NotificationWorker(
             database: database, doorbell: doorbell, sender: sender, lanes: configuration.deliveryLanes,
-            retryBase: configuration.retryBase, logger: logger)
+            retryBase: configuration.retryBase, now: configuration.now, idle: configuration.notificationIdleWait,
+            logger: logger)
         let notifier = SystemdNotifier(environment: ProcessInfo.processInfo.environment)
         let date = HTTPDate()
         return Application(
@@ -73,6 +75,10 @@ public enum RegistryApplication {
             services: [
                 deliveries, snapshot, worker, refreshes,
                 RetentionService(database: database, retention: configuration.retention, logger: logger),
+                ReportSweeper(
+                    database: database, rules: configuration.missingReports,
+                    interval: configuration.reportSweepInterval, now: configuration.now, snapshot: snapshot,
+                    doorbell: doorbell, logger: logger),
             ],
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? configuration.port

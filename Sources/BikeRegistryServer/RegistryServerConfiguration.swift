@@ -1,3 +1,4 @@
+public import BikeRegistryStore
 public import Foundation
 
 /// How `bike-registry serve` runs: where it listens and what it allows.
@@ -14,6 +15,12 @@ public struct RegistryServerConfiguration: Sendable {
     public var registration = RegistrationMode.claimCode
     /// Wrong claim codes one network may send in a day; then it may not register until that day is over.
     public var wrongClaimCodesPerDay = 10
+    /// When a missing report lapses, and when its owner is reminded (`--missing-lapse`, `--missing-reminder`).
+    public var missingReports = MissingReportRules()
+    /// How often reports are looked at for reminders and lapses.
+    public var reportSweepInterval: Duration = .seconds(60)
+    /// The longest the notification worker waits before looking for due messages nothing rang for (another server's).
+    public var notificationIdleWait: Duration = .seconds(30)
     /// The registry's clock for its time rules (the wrong-code window): the tests' is a manual one.
     public var now: @Sendable () -> Date = { Date() }
     /// Registrations per network (an IPv4 address, an IPv6 /64) per minute.

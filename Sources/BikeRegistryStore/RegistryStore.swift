@@ -32,8 +32,10 @@ public protocol RegistryStore: Sendable {
     func register(_ new: NewBike, now: Date) async throws -> RegisterOutcome
     /// The bike, when `ownerToken` is its owner's; nil for any other token or id alike, so a guess learns nothing.
     func bike(id: String, ownerToken: String) async throws -> Bike?
-    /// Applies the owner's change; nil when the token is not this bike's owner's.
-    func update(id: String, ownerToken: String, _ change: BikeChange) async throws -> Bike?
+    /// Applies the owner's change, its report's under `rules` at `now`, in one transaction: all of it, or (refused)
+    /// none.
+    func update(id: String, ownerToken: String, _ change: BikeChange, rules: MissingReportRules, now: Date)
+        async throws -> BikeUpdate
     /// Replaces the owner token with a new one, returned once; the old token opens nothing afterwards. Nil when the
     /// token is not this bike's owner's.
     func rotateOwnerToken(id: String, ownerToken: String) async throws -> String?
@@ -64,6 +66,16 @@ public protocol RegistryStore: Sendable {
     /// revoked, held by no bike and matches what the owner gave; `.claimRefused` otherwise, whichever it is.
     func claim(codeHash: String, matching: BeaconMatch, bike: BikeDescription, now: Date) async throws
         -> RegisterOutcome
+
+    // MARK: Missing reports
+
+    /// The bike's open report, if it has one.
+    func openReport(bikeId: String) async throws -> MissingReport?
+    /// Sets when upgraded reports lapse, reminds the owners of reports that lapse within `rules.reminder` (once a
+    /// renewal) and closes those that have lapsed, each with its message to the owner, as of `now`.
+    func sweepReports(rules: MissingReportRules, now: Date) async throws -> ReportSweep
+    /// The operator's figures, as of `now`.
+    func reportStats(now: Date) async throws -> ReportStats
 
     // MARK: Sightings
 
@@ -145,6 +157,10 @@ extension RegistryStore {
     }
     public func revokeStation(name: String) async throws -> Bool { try await revokeStation(name: name, now: Date()) }
     public func register(_ new: NewBike) async throws -> RegisterOutcome { try await register(new, now: Date()) }
+    /// The change under the default rules, now: for the tests and the tools.
+    public func update(id: String, ownerToken: String, _ change: BikeChange) async throws -> BikeUpdate {
+        try await update(id: id, ownerToken: ownerToken, change, rules: MissingReportRules(), now: Date())
+    }
     public func record(_ sighting: SightingReport, from station: Station) async throws -> RecordOutcome {
         try await record(sighting, from: station, now: Date())
     }

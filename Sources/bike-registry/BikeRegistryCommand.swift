@@ -19,7 +19,7 @@ struct BikeRegistryCommand: AsyncParsableCommand {
             (--database postgres://…) that several servers may share.
             """,
         version: ReleaseVersion.current,
-        subcommands: [Serve.self, StationCommand.self, BeaconCommand.self])
+        subcommands: [Serve.self, StationCommand.self, BeaconCommand.self, StatsCommand.self])
 }
 
 /// `--database`, shared by every command.
@@ -117,6 +117,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Registrations one network (an IPv4 address, an IPv6 /64) may make per minute.")
     var registrationsPerMinute = 20
     @Option(help: "Registrations everyone together may make per minute.") var registrationsPerMinuteTotal = 120
+    @Option(
+        help: "A missing report lapses this long after it was made or last renewed; the bike leaves the stations' list."
+    )
+    var missingLapse = DurationArgument(seconds: 30 * 86_400, "30d")
+    @Option(help: "The owner is reminded this long before their report lapses.")
+    var missingReminder = DurationArgument(seconds: 3 * 86_400, "3d")
     @Option(help: "Wrong claim codes one network may send in a day before it may not register until that day is over.")
     var wrongClaimCodesPerDay = 10
     @Option(help: "Requests one station key, or one owner token, may make per minute.") var requestsPerMinute = 600
@@ -165,8 +171,12 @@ struct Serve: AsyncParsableCommand {
             ("--request-head-timeout", requestHeadTimeout.seconds, 1...3_600),
             ("--idle-timeout", idleTimeout.seconds, 1...86_400),
             ("--delivery-timeout", deliveryTimeout.seconds, 1...600),
+            ("--missing-lapse", missingLapse.seconds, 1...3_650 * 86_400),
         ] where !range.contains(value) {
             throw ValidationError("\(name) is \(range.lowerBound) to \(range.upperBound)")
+        }
+        guard missingReminder.seconds < missingLapse.seconds else {
+            throw ValidationError("--missing-reminder is shorter than --missing-lapse")
         }
     }
 
@@ -191,6 +201,8 @@ struct Serve: AsyncParsableCommand {
         configuration.registrationsPerMinuteTotal = registrationsPerMinuteTotal
         configuration.registration = registration
         configuration.wrongClaimCodesPerDay = wrongClaimCodesPerDay
+        configuration.missingReports = MissingReportRules(
+            lapse: TimeInterval(missingLapse.seconds), reminder: TimeInterval(missingReminder.seconds))
         configuration.requestHeadTimeout = requestHeadTimeout.duration
         configuration.idleTimeout = idleTimeout.duration
         configuration.deliveryLanes = deliveryLanes

@@ -311,11 +311,14 @@ import Testing
     }
 }
 
-/// The registry's clock in a test: read by the server, moved by the test.
+/// The registry's clock in a test: read by the server, moved by the test. It starts at the real time, so that what it
+/// makes due is due.
 final class TestTime: Sendable {
-    private let now = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
+    private let now = Mutex(Date())
 
     var read: @Sendable () -> Date { { [self] in now.withLock { $0 } } }
 
     func advance(by seconds: TimeInterval) { now.withLock { $0 += seconds } }
+
+    func set(_ date: Date) { now.withLock { $0 = date } }
 }

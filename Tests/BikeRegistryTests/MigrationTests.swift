@@ -73,6 +73,20 @@ import Testing
         let issued = try await store.issueBeacons(
             uuid: "21EECF71-D5C7-4A00-9B90-27C94B5146EA", major: 1, firstMinor: 101, codeHashes: ["x"], now: Date())
         #expect(issued == [103])
+
+        // The missing bike has a report made at the upgrade: it lapses --missing-lapse after, with a reminder first.
+        let upgraded = try #require(try await store.openReport(bikeId: missingID))
+        #expect(abs(upgraded.madeAt.timeIntervalSinceNow) < 120 && upgraded.lapsesAt == nil, "\(upgraded)")
+        #expect(try await store.openReport(bikeId: keptID) == nil)
+        let rules = MissingReportRules(lapse: 30 * 86_400, reminder: 3 * 86_400)
+        #expect(try await store.sweepReports(rules: rules, now: Date()) == ReportSweep(reminded: 0, lapsed: 0))
+        let owedBefore = try await store.notificationCounts().owed
+        let lapsesAt = try #require(try await store.openReport(bikeId: missingID)?.lapsesAt)
+        #expect(abs(lapsesAt.timeIntervalSince(upgraded.madeAt) - 30 * 86_400) < 0.001)
+        #expect(
+            try await store.sweepReports(rules: rules, now: lapsesAt.addingTimeInterval(-86_400))
+                == ReportSweep(reminded: 1, lapsed: 0))
+        #expect(try await store.notificationCounts().owed == owedBefore + 1, "the reminder, to its webhook")
     }
 
     static let releasedVersionOne = """

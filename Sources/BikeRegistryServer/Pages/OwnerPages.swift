@@ -19,6 +19,8 @@ struct OwnerPages: Sendable {
     let targets: NotificationTargetPolicy
     let sender: NotificationSender
     let snapshot: RegistrySnapshot
+    let reports: MissingReportRules
+    let now: @Sendable () -> Date
     let region: (uuid: String, major: Int)
     /// `RegistryServerConfiguration.publicURL`, without a trailing slash.
     let publicURL: String?
@@ -103,6 +105,32 @@ struct OwnerPages: Sendable {
         }
     }
 
+    /// The owner's change to the bike's report, then the page again (303), or the page saying why not.
+    private func apply(_ change: BikeChange, to bike: Bike, token: String, path: String) async throws -> Response {
+        let now = now()
+        switch try await database.update(id: bike.id, ownerToken: token, change, rules: reports, now: now) {
+        case .notOwner: return gone
+        case .noOpenReport:
+            return try await show(bike, token: token, status: .conflict, error: "The bike has no open missing report.")
+        case .tooManyReports(let next):
+            return try await show(
+                bike, token: token, status: .tooManyRequests,
+                error:
+                    "Not reported: a bike may be reported missing at most 3 times in 30 days; the next report may be made from \(ISOTime.readable(next))."
+            )
+        case .updated(let changed):
+            if changed.missing != bike.missing { try await snapshot.listChanged() }
+            return Self.seeOther(path)
+        }
+    }
+
+    /// The page's field for an API name: `policeReference` is `police_reference`.
+    static func formName(_ name: String) -> String {
+        name.reduce(into: "") { text, character in
+            if character.isUppercase { text += "_" + character.lowercased() } else { text.append(character) }
+        }
+    }
+
     /// A form field as given, nil when left empty.
     private static func given(_ field: String) -> String? {
         let trimmed = field.trimmingCharacters(in: .whitespaces)
@@ -157,6 +185,9 @@ struct OwnerPages: Sendable {
         var view = BikeView(
             bike: bike, path: Self.path(bike.id, token), csrf: PageCSRF.bikeToken(bikeId: bike.id, ownerToken: token),
             sightings: sightings, limit: Self.sightingsShown)
+        if bike.missing, let report = try await database.openReport(bikeId: bike.id) {
+            view.report = BikeView.ReportView(report)
+        }
         view.error = error
         view.tests = tests
         return renderer.page("bike", view, status: status, isPrivate: true)
@@ -176,10 +207,25 @@ struct OwnerPages: Sendable {
         switch context.parameters.get("action") {
         case "missing":
             guard let missing = form["missing"].flatMap(Bool.init) else { return badForm }
-            guard let changed = try await database.update(id: bike.id, ownerToken: token, BikeChange(missing: missing))
-            else { return gone }
-            if changed.missing != bike.missing { try await snapshot.listChanged() }
-            return Self.seeOther(path)
+            var change = BikeChange(missing: missing)
+            if missing {
+                let given = ReportFields.texts.compactMap { name in
+                    Self.given(form[Self.formName(name)] ?? "").map { (name, $0) }
+                }
+                do {
+                    change.report = try ReportFields.checked(Dictionary(uniqueKeysWithValues: given), lastSeenAt: nil)
+                } catch let error as FieldError {
+                    return try await show(
+                        bike, token: token, status: .badRequest, error: "Not reported: \(error.reason).")
+                }
+            } else {
+                guard let outcome = MissingReport.Outcome(rawValue: form["outcome"] ?? "recovered"), outcome != .lapsed
+                else { return badForm }
+                change.outcome = outcome
+            }
+            return try await apply(change, to: bike, token: token, path: path)
+        case "renew":
+            return try await apply(BikeChange(renew: true), to: bike, token: token, path: path)
         case "notify":
             var change = BikeChange()
             for (name, field) in [("ntfy", \BikeChange.ntfyURL), ("webhook", \BikeChange.webhookURL)] {
@@ -198,7 +244,7 @@ struct OwnerPages: Sendable {
                 }
                 change[keyPath: field] = .some(url)
             }
-            guard try await database.update(id: bike.id, ownerToken: token, change) != nil else { return gone }
+            guard case .updated = try await database.update(id: bike.id, ownerToken: token, change) else { return gone }
             return Self.seeOther(path)
         case "test":
             return try await sendTest(bike, token: token)

@@ -90,13 +90,39 @@ enum PageTemplates {
         {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
         <section aria-labelledby="state">
         <h2 id="state">{{#bike.missing}}Reported missing{{/bike.missing}}{{^bike.missing}}Not missing{{/bike.missing}}</h2>
-        {{#bike.missing}}<p id="missing-state" class="missing">Stations are listening for it.</p>{{/bike.missing}}
-        {{^bike.missing}}<p id="missing-state">Report it missing and stations will listen for it.</p>{{/bike.missing}}
+        {{#bike.missing}}<p id="missing-state" class="missing">Stations are listening for it.</p>
+        {{#report}}
+        <p id="report">Reported {{made}}.{{#policeReference}} Police reference {{policeReference}}{{#policeForce}} ({{policeForce}}){{/policeForce}}.{{/policeReference}}{{#lastSeenPlace}} Last seen: {{lastSeenPlace}}.{{/lastSeenPlace}}</p>
+        {{#lapses}}<p id="lapses">The report lapses <time datetime="{{lapsesISO}}">{{lapses}}</time> unless you say it is still missing: then stations stop listening.</p>{{/lapses}}
+        <form method="post" action="{{path}}/renew">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <button type="submit" id="renew-button">Still missing</button>
+        </form>
+        {{/report}}
         <form method="post" action="{{path}}/missing">
         <input type="hidden" name="csrf" value="{{csrf}}">
-        <input type="hidden" name="missing" value="{{^bike.missing}}true{{/bike.missing}}{{#bike.missing}}false{{/bike.missing}}">
-        <button type="submit" id="missing-button">{{^bike.missing}}Report it missing{{/bike.missing}}{{#bike.missing}}Report it found{{/bike.missing}}</button>
+        <input type="hidden" name="missing" value="false">
+        <label for="outcome">Why it is no longer missing</label>
+        <select id="outcome" name="outcome">
+        <option value="recovered">I have it back</option>
+        <option value="withdrawn">I take the report back</option>
+        </select>
+        <button type="submit" id="missing-button">Report it found</button>
         </form>
+        {{/bike.missing}}
+        {{^bike.missing}}<p id="missing-state">Report it missing and stations will listen for it until the report lapses (it can be renewed).</p>
+        <form method="post" action="{{path}}/missing">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <input type="hidden" name="missing" value="true">
+        <label for="last_seen_place">Where it was last seen (optional)</label>
+        <input id="last_seen_place" name="last_seen_place" maxlength="200">
+        <label for="police_reference">Police reference (optional)</label>
+        <input id="police_reference" name="police_reference" maxlength="200" autocomplete="off">
+        <label for="police_force">Police force (optional)</label>
+        <input id="police_force" name="police_force" maxlength="200">
+        <button type="submit" id="missing-button">Report it missing</button>
+        </form>
+        {{/bike.missing}}
         </section>
         <section aria-labelledby="notify">
         <h2 id="notify">Where messages go</h2>

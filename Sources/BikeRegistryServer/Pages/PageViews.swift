@@ -46,6 +46,26 @@ struct BikeView: Sendable {
         var sent: String
     }
 
+    /// The open missing report, as the page shows it.
+    struct ReportView: Sendable {
+        var made: String
+        var lapses: String?
+        var lapsesISO: String?
+        var lastSeenPlace: String?
+        var policeReference: String?
+        var policeForce: String?
+
+        init(_ report: MissingReport) {
+            made = ISOTime.readable(report.madeAt)
+            lapses = report.lapsesAt.map(ISOTime.readable)
+            lapsesISO = report.lapsesAt.map(ISOTime.format)
+            lastSeenPlace = report.details.lastSeenPlace
+            policeReference = report.details.policeReference
+            policeForce = report.details.policeForce
+        }
+    }
+
+    var report: ReportView?
     var path: String
     var csrf: String
     /// Shown as it is (`{{bike.make}}`…); its targets, optional, are the two below as text.

@@ -46,12 +46,25 @@ public struct Registration: Sendable {
 
 /// A change an owner asks for; nil leaves a field as it is, `.some(nil)` clears a notification target.
 public struct BikeChange: Sendable {
+    /// True makes a report (or, with one open, changes nothing but what `report` and `renew` ask); false closes it.
     public var missing: Bool?
+    /// The report's details: with `missing: true`, or alone for the open report.
+    public var report: MissingReportDetails?
+    /// Renews the open report: its lapse counts from now.
+    public var renew = false
+    /// How a closed report ended (with `missing: false`; recovered when not said).
+    public var outcome: MissingReport.Outcome?
     public var webhookURL: String??
     public var ntfyURL: String??
 
-    public init(missing: Bool? = nil, webhookURL: String?? = nil, ntfyURL: String?? = nil) {
+    public init(
+        missing: Bool? = nil, report: MissingReportDetails? = nil, renew: Bool = false,
+        outcome: MissingReport.Outcome? = nil, webhookURL: String?? = nil, ntfyURL: String?? = nil
+    ) {
         self.missing = missing
+        self.report = report
+        self.renew = renew
+        self.outcome = outcome
         self.webhookURL = webhookURL
         self.ntfyURL = ntfyURL
     }

@@ -43,31 +43,6 @@ extension PostgresRegistryStore {
         .first.map(Bike.init(row:))
     }
 
-    public func update(id: String, ownerToken: String, _ change: BikeChange) async throws -> Bike? {
-        let hash = Secrets.hash(ownerToken)
-        return try await transaction { [logger] connection in
-            let owned = try await connection.query(
-                "SELECT 1 FROM bike WHERE id = \(id) AND ownerTokenHash = \(hash) FOR UPDATE", logger: logger)
-            guard try await owned.collect().count == 1 else { return nil }
-            if let missing = change.missing {
-                let changed = try await connection.query(
-                    "UPDATE bike SET missing = \(missing) WHERE id = \(id) AND missing <> \(missing) RETURNING id",
-                    logger: logger)
-                if try await !changed.collect().isEmpty { try await Self.bumpListVersion(connection, logger: logger) }
-            }
-            if let webhook = change.webhookURL {
-                try await connection.query("UPDATE bike SET webhookURL = \(webhook) WHERE id = \(id)", logger: logger)
-            }
-            if let ntfy = change.ntfyURL {
-                try await connection.query("UPDATE bike SET ntfyURL = \(ntfy) WHERE id = \(id)", logger: logger)
-            }
-            return try await connection.query(
-                "SELECT \(unescaped: Self.bikeColumns) FROM bike WHERE id = \(id)", logger: logger
-            ).collect()
-                .first.map(Bike.init(row:))
-        }
-    }
-
     public func rotateOwnerToken(id: String, ownerToken: String) async throws -> String? {
         let new = Secrets.newOwnerToken()
         let rotated = try await rows(
@@ -86,6 +61,7 @@ extension PostgresRegistryStore {
             ).collect()
             guard let row = deleted.first else { return false }
             try await connection.query("DELETE FROM sighting WHERE bikeId = \(id)", logger: logger)
+            try await Self.forgetReports(of: id, connection: connection, now: Date(), logger: logger)
             if try row.decode(Bool.self) { try await Self.bumpListVersion(connection, logger: logger) }
             return true
         }

@@ -36,28 +36,6 @@ extension SQLiteRegistryStore {
         }
     }
 
-    public func update(id: String, ownerToken: String, _ change: BikeChange) async throws -> Bike? {
-        let hash = Secrets.hash(ownerToken)
-        return try await write { db in
-            guard
-                try Bool.fetchOne(
-                    db, sql: "SELECT 1 FROM bike WHERE id = ? AND ownerTokenHash = ?", arguments: [id, hash]) == true
-            else { return nil }
-            if let missing = change.missing {
-                try db.execute(
-                    sql: "UPDATE bike SET missing = ? WHERE id = ? AND missing <> ?", arguments: [missing, id, missing])
-                if db.changesCount > 0 { try Self.bumpListVersion(db) }
-            }
-            if let webhook = change.webhookURL {
-                try db.execute(sql: "UPDATE bike SET webhookURL = ? WHERE id = ?", arguments: [webhook, id])
-            }
-            if let ntfy = change.ntfyURL {
-                try db.execute(sql: "UPDATE bike SET ntfyURL = ? WHERE id = ?", arguments: [ntfy, id])
-            }
-            return try Row.fetchOne(db, sql: "SELECT * FROM bike WHERE id = ?", arguments: [id]).map(Bike.init(row:))
-        }
-    }
-
     public func rotateOwnerToken(id: String, ownerToken: String) async throws -> String? {
         let new = Secrets.newOwnerToken()
         let rotated = try await write { db in
@@ -78,6 +56,7 @@ extension SQLiteRegistryStore {
             else { return false }
             try db.execute(sql: "DELETE FROM sighting WHERE bikeId = ?", arguments: [id])
             try db.execute(sql: "DELETE FROM bike WHERE id = ?", arguments: [id])
+            try Self.forgetReports(of: id, db: db, now: Date())
             if missing { try Self.bumpListVersion(db) }
             return true
         }

@@ -1,0 +1,49 @@
+import ArgumentParser
+import BikeRegistryStore
+import Foundation
+
+/// `bike-registry stats`: what the missing reports came to, for the operator. Counts only: no bike, owner or
+/// report is named.
+struct StatsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stats",
+        abstract: "The missing reports: made, open, lapsed, recovered, withdrawn, and how soon bikes were sighted.",
+        discussion: """
+            The time to a first sighting is the median, over the reports whose bike a station heard while the report \
+            was open, of the time from the report to that sighting; sightings are kept --retention-days.
+            """)
+
+    @Flag(help: "One JSON object.") var json = false
+    @OptionGroup var database: DatabaseOption
+
+    func run() async throws {
+        let stats = try await database.with { try await $0.reportStats(now: Date()) }
+        let median = stats.medianToFirstSighting
+        if json {
+            let fields: [String: Any] = [
+                "reportsMade": stats.made, "open": stats.open, "lapsed": stats.lapsed, "recovered": stats.recovered,
+                "withdrawn": stats.withdrawn,
+                "medianSecondsToFirstSighting": median.map { Int($0.rounded()) } ?? NSNull(),
+                "recoveredSighted": stats.recoveredSighted,
+            ]
+            print(
+                String(
+                    decoding: try JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys]), as: UTF8.self)
+            )
+        } else {
+            print(
+                """
+                missing reports made \(stats.made): open \(stats.open), lapsed \(stats.lapsed), recovered \(stats.recovered), withdrawn \(stats.withdrawn)
+                median time from a report to its bike's first sighting: \(median.map(Self.readable) ?? "no report's bike has been sighted")
+                recovered bikes that had been sighted: \(stats.recoveredSighted) of \(stats.recovered)
+                """)
+        }
+    }
+
+    static func readable(_ seconds: TimeInterval) -> String {
+        let whole = Int(seconds.rounded())
+        if whole < 3_600 { return "\(whole / 60) min \(whole % 60) s" }
+        if whole < 86_400 { return "\(whole / 3_600) h \(whole % 3_600 / 60) min" }
+        return "\(whole / 86_400) d \(whole % 86_400 / 3_600) h"
+    }
+}
