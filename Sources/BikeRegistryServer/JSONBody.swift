@@ -10,7 +10,20 @@ enum JSONBody {
 
     static func decode<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T {
         var request = request
+        return try parse(T.self, try await request.collectBody(upTo: limit))
+    }
+
+    /// As `decode`, where an empty body (or only white space) is allowed, and is nil.
+    static func decode<T: Decodable>(_ type: T.Type, from request: Request, emptyAllowed: Bool) async throws -> T? {
+        var request = request
         let buffer = try await request.collectBody(upTo: limit)
+        if emptyAllowed && buffer.readableBytesView.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) {
+            return nil
+        }
+        return try parse(T.self, buffer)
+    }
+
+    private static func parse<T: Decodable>(_ type: T.Type, _ buffer: ByteBuffer) throws -> T {
         do {
             return try decoder.decode(T.self, from: Data(buffer.readableBytesView))
         } catch let error as DecodingError {

@@ -43,7 +43,7 @@ struct Registrar: Sendable {
     let database: any RegistryStore
     let mode: RegistrationMode
     let limits: RegistrationLimits
-    let wrongCodes: WrongClaimCodes
+    let wrongCodes: DailyCounts
     let now: @Sendable () -> Date
 
     func register(_ request: RegistrationRequest, address: String) async throws -> Outcome {

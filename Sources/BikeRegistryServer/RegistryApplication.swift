@@ -35,13 +35,18 @@ public enum RegistryApplication {
             totalPerMinute: configuration.registrationsPerMinuteTotal)
         let registrar = Registrar(
             database: database, mode: configuration.registration, limits: registrations,
-            wrongCodes: WrongClaimCodes(limit: configuration.wrongClaimCodesPerDay),
+            wrongCodes: DailyCounts(limit: configuration.wrongClaimCodesPerDay),
             now: configuration.now)
         let ownerRequests = RateLimiter<String>(perMinute: configuration.requestsPerMinute)
         OwnerRoutes(
             database: database, registrar: registrar, requests: ownerRequests, targets: targets,
             snapshot: snapshot, reports: configuration.missingReports, now: configuration.now
         ).add(to: router)
+        let finder = Finder(
+            database: database, lookups: RateLimiter(perMinute: configuration.beaconLookupsPerMinute),
+            reports: DailyCounts(limit: configuration.abuseReportsPerDay), doorbell: doorbell, now: configuration.now)
+        FinderRoutes(finder: finder).add(to: router)
+        FoundPages(finder: finder, publicURL: configuration.publicURL).add(to: router)
         let deliveries = DeliveryClient()
         let sender = NotificationSender(
             targets: targets, client: deliveries.client, deadline: configuration.deliveryDeadline)

@@ -21,6 +21,9 @@ public struct RegistryServerConfiguration: Sendable {
     public var reportSweepInterval: Duration = .seconds(60)
     /// The longest the notification worker waits before looking for due messages nothing rang for (another server's).
     public var notificationIdleWait: Duration = .seconds(30)
+    /// "Found a beacon?": lookups per network per minute, and reports per network per day.
+    public var beaconLookupsPerMinute = 30
+    public var abuseReportsPerDay = 5
     /// The registry's clock for its time rules (the wrong-code window): the tests' is a manual one.
     public var now: @Sendable () -> Date = { Date() }
     /// Registrations per network (an IPv4 address, an IPv6 /64) per minute.

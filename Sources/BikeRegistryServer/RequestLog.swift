@@ -72,11 +72,17 @@ struct LoggedPath: CustomStringConvertible {
         let segments = path.split(separator: "/")
         let filled = route.split(separator: "/").enumerated().map { index, part -> Substring in
             guard part.hasPrefix("{"), part.hasSuffix("}") else { return part }
-            guard part != "{token}", index < segments.count, Self.isPlain(segments[index]) else { return "-" }
+            guard !Self.hidden.contains(part), index < segments.count, Self.isPlain(segments[index]) else {
+                return "-"
+            }
             return segments[index]
         }
         description = "/" + filled.joined(separator: "/")
     }
+
+    /// Never written: an owner page's token, and the beacon a finder looked up or reported (with the time, it would
+    /// say who found which bike's beacon).
+    private static let hidden: Set<Substring> = ["{token}", "{uuid}", "{major}", "{minor}"]
 
     /// Letters, digits, `_` and `-`, at most 64: an id or an action; a token is longer and never shown anyway.
     private static func isPlain(_ segment: Substring) -> Bool {

@@ -77,6 +77,19 @@ public protocol RegistryStore: Sendable {
     /// The operator's figures, as of `now`.
     func reportStats(now: Date) async throws -> ReportStats
 
+    // MARK: Found beacons
+
+    /// Whether a bike is registered with the beacon, and missing: all a finder learns.
+    func lookupBeacon(uuid: String, major: Int, minor: Int) async throws -> BeaconLookup
+    /// Keeps a finder's report that the beacon was placed on them, pauses its bike's messages (abandoning those still
+    /// owed) and, if this paused it, owes its owner one `bike.paused`; one transaction.
+    func reportAbuse(uuid: String, major: Int, minor: Int, message: String?, now: Date) async throws -> AbuseOutcome
+    /// Every finder's report, newest first.
+    func abuseReports() async throws -> [AbuseReport]
+    /// Ends the report and every other open one of its bike: `.restored` resumes the bike's messages, `.removed`
+    /// deletes the bike and revokes its beacon. False when no open report has that id.
+    func resolveAbuse(id: String, _ resolution: AbuseReport.Resolution, now: Date) async throws -> Bool
+
     // MARK: Sightings
 
     /// Stores the sighting and, for a missing bike, the notifications its visit now owes (`VisitNotifications`), in

@@ -19,7 +19,7 @@ struct BikeRegistryCommand: AsyncParsableCommand {
             (--database postgres://…) that several servers may share.
             """,
         version: ReleaseVersion.current,
-        subcommands: [Serve.self, StationCommand.self, BeaconCommand.self, StatsCommand.self])
+        subcommands: [Serve.self, StationCommand.self, BeaconCommand.self, AbuseCommand.self, StatsCommand.self])
 }
 
 /// `--database`, shared by every command.
@@ -125,6 +125,9 @@ struct Serve: AsyncParsableCommand {
     var missingReminder = DurationArgument(seconds: 3 * 86_400, "3d")
     @Option(help: "Wrong claim codes one network may send in a day before it may not register until that day is over.")
     var wrongClaimCodesPerDay = 10
+    @Option(help: "Beacon lookups (Found a beacon?) one network may make per minute.") var beaconLookupsPerMinute = 30
+    @Option(help: "Reports of a beacon placed without consent one network may make per day.")
+    var abuseReportsPerDay = 5
     @Option(help: "Requests one station key, or one owner token, may make per minute.") var requestsPerMinute = 600
     @Option(help: "A request's head must arrive within this of its first byte.")
     var requestHeadTimeout = DurationArgument(seconds: 10, "10s")
@@ -167,6 +170,8 @@ struct Serve: AsyncParsableCommand {
             ("--registrations-per-minute-total", registrationsPerMinuteTotal, 1...1_000_000_000),
             ("--requests-per-minute", requestsPerMinute, 1...1_000_000_000),
             ("--wrong-claim-codes-per-day", wrongClaimCodesPerDay, 1...1_000_000_000),
+            ("--beacon-lookups-per-minute", beaconLookupsPerMinute, 1...1_000_000_000),
+            ("--abuse-reports-per-day", abuseReportsPerDay, 1...1_000_000_000),
             ("--max-connections", maxConnections, 16...1_000_000), ("--delivery-lanes", deliveryLanes, 1...1_000),
             ("--request-head-timeout", requestHeadTimeout.seconds, 1...3_600),
             ("--idle-timeout", idleTimeout.seconds, 1...86_400),
@@ -201,6 +206,8 @@ struct Serve: AsyncParsableCommand {
         configuration.registrationsPerMinuteTotal = registrationsPerMinuteTotal
         configuration.registration = registration
         configuration.wrongClaimCodesPerDay = wrongClaimCodesPerDay
+        configuration.beaconLookupsPerMinute = beaconLookupsPerMinute
+        configuration.abuseReportsPerDay = abuseReportsPerDay
         configuration.missingReports = MissingReportRules(
             lapse: TimeInterval(missingLapse.seconds), reminder: TimeInterval(missingReminder.seconds))
         configuration.requestHeadTimeout = requestHeadTimeout.duration

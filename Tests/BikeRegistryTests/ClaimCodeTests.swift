@@ -44,7 +44,7 @@ import Testing
 
     @Test func tenWrongCodesInADayShutANetworkOutForTheRestOfIt() {
         let start = Date(timeIntervalSince1970: 1_800_000_000)
-        let wrong = WrongClaimCodes()
+        let wrong = DailyCounts(limit: 10)
         for attempt in 0..<9 {
             wrong.note("192.0.2.1", now: start.addingTimeInterval(Double(attempt) * 60))
         }
@@ -58,7 +58,7 @@ import Testing
         #expect(wrong.retryAfter("192.0.2.1", now: start.addingTimeInterval(86_401)) == nil, "and starts a new count")
 
         // Bounded: past its capacity the days that are over go first, then the oldest.
-        let small = WrongClaimCodes(capacity: 3)
+        let small = DailyCounts(limit: 10, capacity: 3)
         for network in 0..<10 { small.note("n\(network)", now: start.addingTimeInterval(Double(network))) }
         #expect(small.remembered == 3)
     }

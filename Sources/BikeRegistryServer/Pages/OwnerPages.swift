@@ -321,10 +321,7 @@ struct OwnerPages: Sendable {
 
     // MARK: Answers
 
-    private var badForm: Response {
-        renderer.message(
-            "Not understood", "The form could not be read. Reload the page and try again.", status: .badRequest)
-    }
+    private var badForm: Response { renderer.badForm }
 
     private var gone: Response {
         renderer.message(
@@ -332,13 +329,7 @@ struct OwnerPages: Sendable {
             status: .notFound)
     }
 
-    private func refusedCSRF(back: String) -> Response {
-        renderer.message(
-            "Form refused",
-            "This form was not sent from this site's page, or has expired (it needs a token the page gives it, and a "
-                + "cookie for the registration form). Go back, reload the page and send it again.",
-            status: .forbidden, back: back, backText: "Back")
-    }
+    private func refusedCSRF(back: String) -> Response { renderer.refusedCSRF(back: back) }
 
     static func path(_ id: String, _ token: String) -> String { "/my/\(id)/\(token)" }
 
@@ -348,10 +339,7 @@ struct OwnerPages: Sendable {
 
     /// Secure when the registry is served over https (its public URL says so): never sent over plain http.
     private func csrfCookie(_ value: String) -> HTTPFields {
-        let cookie = Cookie(
-            name: PageCSRF.cookieName, value: value, path: "/", secure: publicURL?.hasPrefix("https://") == true,
-            httpOnly: true, sameSite: .strict)
-        return [.setCookie: cookie.description]
+        PageCSRF.cookie(value, secure: publicURL?.hasPrefix("https://") == true)
     }
 
     /// The link to save: whole under the configured public URL; otherwise relative to the site, which the page's

@@ -1,5 +1,7 @@
 import Crypto
 import Foundation
+import HTTPTypes
+import Hummingbird
 
 /// The forms' CSRF tokens, two kinds, neither kept by the server (so any server of a shared database accepts them):
 ///
@@ -10,6 +12,13 @@ import Foundation
 ///   has; no cookie is needed, so the private link works in a browser that keeps none.
 enum PageCSRF {
     static let cookieName = "csrf"
+
+    /// The Set-Cookie of a public form's token: this site only, no script, Secure when served over https.
+    static func cookie(_ value: String, secure: Bool) -> HTTPFields {
+        let cookie = Cookie(
+            name: cookieName, value: value, path: "/", secure: secure, httpOnly: true, sameSite: .strict)
+        return [.setCookie: cookie.description]
+    }
 
     static func newCookieValue() -> String {
         var generator = SystemRandomNumberGenerator()

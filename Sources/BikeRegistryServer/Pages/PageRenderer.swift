@@ -40,3 +40,18 @@ struct PageRenderer: Sendable {
             isPrivate: true, extraHeaders: extraHeaders)
     }
 }
+
+/// The answers every form page gives alike.
+extension PageRenderer {
+    var badForm: Response {
+        message("Not understood", "The form could not be read. Reload the page and try again.", status: .badRequest)
+    }
+
+    func refusedCSRF(back: String) -> Response {
+        message(
+            "Form refused",
+            "This form was not sent from this site's page, or has expired (it needs a token the page gives it, and a "
+                + "cookie for the registration form). Go back, reload the page and send it again.",
+            status: .forbidden, back: back, backText: "Back")
+    }
+}

@@ -4,7 +4,7 @@
 enum PageTemplates {
     static let all: [String: String] = [
         "layout": layout, "register": register, "registered": registered, "bike": bike, "rotated": rotated,
-        "message": message,
+        "message": message, "found": found,
     ]
 
     static let layout = """
@@ -193,6 +193,46 @@ enum PageTemplates {
         <h1>{{heading}}</h1>
         <p id="message">{{text}}</p>
         <p><a href="{{back}}">{{backText}}</a></p>
+        {{/main}}
+        {{/layout}}
+        """
+
+    static let found = """
+        {{<layout}}
+        {{$title}}Found a beacon?{{/title}}
+        {{$main}}
+        <h1>Found a beacon?</h1>
+        <p>If you found a small Bluetooth beacon on your things, a scanner app (nRF Connect, Beacon Scope) shows its
+        UUID, major and minor. Type them here to learn whether a bike is registered with it. Nothing else about the
+        bike or its owner is shown.</p>
+        {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
+        <form method="post" action="/found">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <label for="uuid">Beacon UUID</label>
+        <input id="uuid" name="uuid" value="{{uuid}}" required maxlength="36" autocomplete="off" spellcheck="false">
+        <label for="major">Major</label>
+        <input id="major" name="major" type="number" min="0" max="65535" value="{{major}}" required>
+        <label for="minor">Minor</label>
+        <input id="minor" name="minor" type="number" min="0" max="65535" value="{{minor}}" required>
+        <button type="submit" id="lookup-button">Look it up</button>
+        </form>
+        {{#result}}
+        <section aria-labelledby="result">
+        <h2 id="result">{{#registered}}A bike is registered with this beacon{{/registered}}{{^registered}}No bike is registered with this beacon{{/registered}}</h2>
+        {{#registered}}
+        <p id="missing">{{#missing}}It is reported missing: stations that hear it tell its owner where.{{/missing}}{{^missing}}It is not reported missing: nobody is told where it is heard.{{/missing}}</p>
+        <form method="post" action="/found/abuse">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <input type="hidden" name="uuid" value="{{uuid}}">
+        <input type="hidden" name="major" value="{{major}}">
+        <input type="hidden" name="minor" value="{{minor}}">
+        <label for="message">Anything the registry's operator should know (optional; not shown to the owner)</label>
+        <textarea id="message" name="message" maxlength="1000" rows="3"></textarea>
+        <button type="submit" id="abuse-button">This beacon was placed on me without my consent</button>
+        </form>
+        {{/registered}}
+        </section>
+        {{/result}}
         {{/main}}
         {{/layout}}
         """

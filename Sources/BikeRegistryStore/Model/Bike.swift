@@ -16,6 +16,9 @@ public struct Bike: Sendable, Equatable {
     /// The `whsec_` secret its webhook messages are signed with: the owner was shown it once, at registration; the
     /// server needs it to sign (a message, or the owner page's test).
     public var webhookSecret: String
+    /// A finder reported its beacon as placed on them: its sightings tell its owner nothing until the operator
+    /// restores it.
+    public var paused = false
 }
 
 /// What an owner registers.

@@ -4,7 +4,7 @@ import PostgresNIO
 
 extension PostgresRegistryStore {
     static let bikeColumns =
-        "id, uuid, major, minor, make, model, colour, missing, webhookURL, ntfyURL, createdAt, webhookSecret"
+        "id, uuid, major, minor, make, model, colour, missing, webhookURL, ntfyURL, createdAt, webhookSecret, paused"
 
     public func register(_ new: NewBike, now: Date) async throws -> RegisterOutcome {
         let record = NewBikeRecord(new)
@@ -112,12 +112,15 @@ extension PostgresRegistryStore {
 extension Bike {
     /// A row of `PostgresRegistryStore.bikeColumns`.
     init(row: PostgresRow) throws {
-        let (id, uuid, major, minor, make, model, colour, missing, webhookURL, ntfyURL, createdAt, webhookSecret) =
+        let (
+            id, uuid, major, minor, make, model, colour, missing, webhookURL, ntfyURL, createdAt, webhookSecret, paused
+        ) =
             try row.decode(
-                (String, String, Int, Int, String, String, String, Bool, String?, String?, Double, String).self)
+                (String, String, Int, Int, String, String, String, Bool, String?, String?, Double, String, Bool).self)
         self.init(
             id: id, uuid: uuid, major: major, minor: minor, make: make, model: model, colour: colour, missing: missing,
             webhookURL: webhookURL,
-            ntfyURL: ntfyURL, createdAt: PostgresRegistryStore.date(createdAt), webhookSecret: webhookSecret)
+            ntfyURL: ntfyURL, createdAt: PostgresRegistryStore.date(createdAt), webhookSecret: webhookSecret,
+            paused: paused)
     }
 }

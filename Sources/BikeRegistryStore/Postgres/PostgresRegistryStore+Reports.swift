@@ -124,7 +124,9 @@ extension PostgresRegistryStore {
             // Locked as taken, and skipped by another server sweeping at the same moment.
             let due = try await connection.query(
                 """
-                SELECT r.id, r.bikeId, r.renewedAt, r.lapsesAt, r.reminderSentAt, b.webhookURL, b.ntfyURL
+                SELECT r.id, r.bikeId, r.renewedAt, r.lapsesAt, r.reminderSentAt,
+                           CASE WHEN b.paused THEN NULL ELSE b.webhookURL END AS webhookURL,
+                           CASE WHEN b.paused THEN NULL ELSE b.ntfyURL END AS ntfyURL
                 FROM missingReport r JOIN bike b ON b.id = r.bikeId
                 WHERE r.closedAt IS NULL AND r.lapsesAt - \(rules.reminder) <= \(at) ORDER BY r.lapsesAt
                 FOR UPDATE OF r SKIP LOCKED

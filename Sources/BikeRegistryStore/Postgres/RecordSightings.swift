@@ -3,7 +3,7 @@ import PostgresNIO
 
 /// `record`'s one statement, for a batch of sightings posted at the same moment (`SightingBatches`): each inserted
 /// unless its id is stored and, only if it was, the messages its visit owes (`VisitNotifications.candidates`),
-/// judged against the bike in the same statement: missing, and a target on the message's channel. One statement is
+/// judged against the bike in the same statement: missing and not paused, and a target on the message's channel. One statement is
 /// atomic on its own: a sighting and its messages are stored together or not at all. A repeat posted at the same
 /// moment waits for the first to commit, then inserts nothing. Prepared, and the same text for any batch (columns
 /// as arrays), so each connection parses and plans it once.
@@ -25,7 +25,7 @@ struct RecordSightings: PostgresPreparedStatement {
             FROM unnest($13::text[], $14::text[], $15::text[], $16::text[], $17::text[], $18::boolean[])
                 AS candidate (sightingId, id, type, channel, payload, due)
             JOIN inserted ON inserted.id = candidate.sightingId
-            JOIN bike ON bike.id = inserted.bikeId AND bike.missing
+            JOIN bike ON bike.id = inserted.bikeId AND bike.missing AND NOT bike.paused
             WHERE candidate.due AND CASE candidate.channel WHEN 'webhook' THEN bike.webhookURL ELSE bike.ntfyURL END IS NOT NULL
             ON CONFLICT DO NOTHING RETURNING visitId
         )

@@ -102,6 +102,7 @@ extension Bike {
             id: row["id"], uuid: row["uuid"], major: row["major"], minor: row["minor"], make: row["make"],
             model: row["model"],
             colour: row["colour"], missing: row["missing"], webhookURL: row["webhookURL"], ntfyURL: row["ntfyURL"],
-            createdAt: SQLiteRegistryStore.date(row["createdAt"]), webhookSecret: row["webhookSecret"])
+            createdAt: SQLiteRegistryStore.date(row["createdAt"]), webhookSecret: row["webhookSecret"],
+            paused: row["paused"])
     }
 }

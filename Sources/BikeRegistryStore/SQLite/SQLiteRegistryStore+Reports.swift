@@ -115,7 +115,9 @@ extension SQLiteRegistryStore {
             let due = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT r.id, r.bikeId, r.renewedAt, r.lapsesAt, r.reminderSentAt, b.webhookURL, b.ntfyURL
+                    SELECT r.id, r.bikeId, r.renewedAt, r.lapsesAt, r.reminderSentAt,
+                           CASE WHEN b.paused THEN NULL ELSE b.webhookURL END AS webhookURL,
+                           CASE WHEN b.paused THEN NULL ELSE b.ntfyURL END AS ntfyURL
                     FROM missingReport r JOIN bike b ON b.id = r.bikeId
                     WHERE r.closedAt IS NULL AND r.lapsesAt - ? <= ? ORDER BY r.lapsesAt
                     """,

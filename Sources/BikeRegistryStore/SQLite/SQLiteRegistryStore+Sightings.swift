@@ -22,7 +22,7 @@ extension SQLiteRegistryStore {
             guard
                 let bike = try Row.fetchOne(db, sql: "SELECT * FROM bike WHERE id = ?", arguments: [sighting.bikeId])
                     .map(Bike.init(row:)),
-                bike.missing
+                bike.missing, !bike.paused
             else { return .recorded(notifications: 0) }
             var inserted = 0
             for row in try visit.owed(by: sighting, bike: bike, station: station, now: now) {

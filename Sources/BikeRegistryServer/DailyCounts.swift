@@ -1,11 +1,12 @@
 import Foundation
 import Synchronization
 
-/// Claim codes that named no beacon which could be claimed, counted per network (an IPv4 address, an IPv6 /64):
-/// a network that sends `limit` in a day is refused registration until that day is over (issue 38). A day starts
-/// at its first wrong code. 60-bit codes cannot be guessed at 10 a day; this keeps anyone from trying at the rate
-/// the per-minute limit allows. Counted per server, in memory: a restart forgives.
-final class WrongClaimCodes: Sendable {
+/// Counts of something a network does that must stay rare, per network (an IPv4 address, an IPv6 /64): a network
+/// that reaches `limit` in a day is refused until that day is over. A day starts at its first count. Used for wrong
+/// claim codes (60-bit codes cannot be guessed at 10 a day, and this keeps anyone from trying at the rate the
+/// per-minute limit allows) and finders' reports. Counted per server, in memory: a restart forgives. Only the
+/// network's key is held, for at most a day, and never written anywhere.
+final class DailyCounts: Sendable {
     private struct Day {
         var start: Date
         var count: Int
@@ -17,7 +18,7 @@ final class WrongClaimCodes: Sendable {
     let capacity: Int
     private let days = Mutex([String: Day]())
 
-    init(limit: Int = 10, day: TimeInterval = 86_400, capacity: Int = 200_000) {
+    init(limit: Int, day: TimeInterval = 86_400, capacity: Int = 200_000) {
         self.limit = limit
         self.day = day
         self.capacity = capacity
@@ -33,7 +34,7 @@ final class WrongClaimCodes: Sendable {
         }
     }
 
-    /// Counts one wrong code from `network`.
+    /// Counts one from `network`.
     func note(_ network: String, now: Date) {
         days.withLock { days in
             var current = days[network] ?? Day(start: now, count: 0)

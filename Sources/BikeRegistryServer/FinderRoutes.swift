@@ -1,0 +1,133 @@
+import BikeRegistryStore
+import DaemonSupport
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// "Found a beacon?" (issue 38): anyone who finds a beacon on their things types in what a scanner app shows, and
+/// learns only whether a bike is registered with it and whether it is missing; and may report it as placed on them
+/// without their consent, which pauses the bike's messages at once until the operator has looked. No credentials;
+/// limited per network. The finder's address is used for the limits, in memory, and never kept.
+struct FinderRoutes: Sendable {
+    let finder: Finder
+
+    func add<Context: RemoteAddressRequestContext>(to router: Router<Context>) {
+        router.get("beacons/:uuid/:major/:minor") { _, context in
+            try await lookup(context, address: OwnerRoutes.address(context))
+        }
+        router.post("beacons/:uuid/:major/:minor/abuse") { request, context in
+            try await report(request, context, address: OwnerRoutes.address(context))
+        }
+    }
+
+    private func lookup(_ context: some RequestContext, address: String) async throws -> Response {
+        let beacon = try Self.beacon(context)
+        switch try await finder.lookup(beacon, address: address) {
+        case .wait(let seconds): throw APIError.tooManyRequests(retryAfter: seconds)
+        case .found(let lookup):
+            return try JSONBody.response(
+                ["registered": lookup.registered, "missing": lookup.missing], headers: [.cacheControl: "no-store"])
+        }
+    }
+
+    private func report(_ request: Request, _ context: some RequestContext, address: String) async throws -> Response {
+        let beacon = try Self.beacon(context)
+        let message = try await JSONBody.decode(AbuseBody.self, from: request, emptyAllowed: true)?.message
+        switch try await finder.report(beacon, message: message, address: address) {
+        case .wait(let seconds): throw APIError.tooManyRequests(retryAfter: seconds)
+        case .noBike: throw HTTPError(.notFound, message: "no bike is registered with this beacon")
+        case .received:
+            return try JSONBody.response(["received": true], status: .accepted, headers: [.cacheControl: "no-store"])
+        }
+    }
+
+    static func beacon(_ context: some RequestContext) throws -> Finder.Beacon {
+        guard
+            let beacon = Finder.Beacon(
+                uuid: context.parameters.get("uuid") ?? "", major: context.parameters.get("major") ?? "",
+                minor: context.parameters.get("minor") ?? "")
+        else { throw APIError.badRequest("the beacon is a UUID, a major and a minor (0 to 65535)") }
+        return beacon
+    }
+}
+
+/// `POST /beacons/…/abuse`'s body, which may be empty: an optional `message` from the finder.
+struct AbuseBody: Decodable {
+    var message: String?
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: AnyKey.self)
+        try container.refuseUnknown(["message"])
+        let key = AnyKey(stringValue: "message")
+        guard container.contains(key) else { return }
+        message = try Finder.checkedMessage(try container.decode(String.self, forKey: key))
+    }
+}
+
+/// The finder's side, shared by the API and the `/found` page so that neither is a way around the other's limits.
+struct Finder: Sendable {
+    struct Beacon: Sendable {
+        var uuid: String
+        var major: Int
+        var minor: Int
+
+        init?(uuid: String, major: String, minor: String) {
+            guard let parsed = UUID(uuidString: uuid.trimmingCharacters(in: .whitespaces)),
+                let major = Int(major.trimmingCharacters(in: .whitespaces)), (0...65535).contains(major),
+                let minor = Int(minor.trimmingCharacters(in: .whitespaces)), (0...65535).contains(minor)
+            else { return nil }
+            self.uuid = parsed.uuidString
+            self.major = major
+            self.minor = minor
+        }
+    }
+
+    enum Lookup {
+        case found(BeaconLookup)
+        case wait(seconds: Int)
+    }
+
+    enum Report {
+        case received
+        case noBike
+        case wait(seconds: Int)
+    }
+
+    let database: any RegistryStore
+    /// Lookups per network per minute.
+    let lookups: RateLimiter<String>
+    /// Reports per network per day, whatever became of them.
+    let reports: DailyCounts
+    let doorbell: Doorbell
+    let now: @Sendable () -> Date
+
+    func lookup(_ beacon: Beacon, address: String) async throws -> Lookup {
+        if let wait = lookups.retryAfter(RegistrationLimits.network(of: address)) { return .wait(seconds: wait) }
+        return .found(try await database.lookupBeacon(uuid: beacon.uuid, major: beacon.major, minor: beacon.minor))
+    }
+
+    func report(_ beacon: Beacon, message: String?, address: String) async throws -> Report {
+        let network = RegistrationLimits.network(of: address)
+        let now = now()
+        if let wait = reports.retryAfter(network, now: now) { return .wait(seconds: wait) }
+        reports.note(network, now: now)
+        switch try await database.reportAbuse(
+            uuid: beacon.uuid, major: beacon.major, minor: beacon.minor, message: message, now: now)
+        {
+        case .noBike: return .noBike
+        case .recorded(_, let paused):
+            if paused { doorbell.ring() }  // the owner's bike.paused
+            return .received
+        }
+    }
+
+    /// A finder's message: at most 1,000 characters; line breaks kept, other control characters refused.
+    static func checkedMessage(_ text: String) throws -> String? {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty else { return nil }
+        guard trimmed.unicodeScalars.count <= 1_000 else { throw FieldError("message is at most 1000 characters") }
+        try FieldError.refuseControlCharacters(
+            trimmed.replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "\r", with: " "), in: "message")
+        return trimmed
+    }
+}
