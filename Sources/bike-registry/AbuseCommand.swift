@@ -36,10 +36,7 @@ struct AbuseCommand: AsyncParsableCommand {
                         "message": report.message ?? NSNull(), "madeAt": ISOTime.format(report.madeAt), "state": state,
                         "resolvedAt": report.resolvedAt.map(ISOTime.format) ?? NSNull(),
                     ]
-                    print(
-                        String(
-                            decoding: try JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys]),
-                            as: UTF8.self))
+                    try CommandOutput.printJSONLine(fields)
                 } else {
                     print(
                         "\(report.id)  \(state)  \(ISOTime.format(report.madeAt))  bike \(report.bikeId)  beacon \(report.uuid):\(report.major):\(report.minor)"

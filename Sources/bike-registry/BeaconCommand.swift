@@ -85,16 +85,7 @@ struct BeaconCommand: AsyncParsableCommand {
         @OptionGroup var database: DatabaseOption
 
         func run() async throws {
-            let text: String
-            do {
-                text =
-                    file == "-"
-                    ? String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
-                    : try String(contentsOfFile: file, encoding: .utf8)
-            } catch {
-                throw ValidationError("cannot read \(file): \(error.localizedDescription)")
-            }
-            let beacons = try BeaconCSV.read(text, name: file)
+            let beacons = try BeaconCSV.read(try CommandOutput.readInput(file), name: file)
             do {
                 try await database.with { try await $0.importBeacons(beacons, now: Date()) }
             } catch let error as RegistryStoreError {
@@ -123,10 +114,7 @@ struct BeaconCommand: AsyncParsableCommand {
                         "uuid": beacon.uuid, "major": beacon.major, "minor": beacon.minor,
                         "state": beacon.state.rawValue, "issuedAt": issued ?? NSNull(),
                     ]
-                    print(
-                        String(
-                            decoding: try JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys]),
-                            as: UTF8.self))
+                    try CommandOutput.printJSONLine(fields)
                 } else {
                     print(
                         "\(beacon.uuid):\(beacon.major):\(beacon.minor)  \(beacon.state.rawValue)  \(issued.map { "issued \($0)" } ?? "no claim code")"

@@ -282,9 +282,7 @@ struct StationCommand: AsyncParsableCommand {
                 throw ValidationError("\(error)")
             }
             if json {
-                let object = try JSONSerialization.data(
-                    withJSONObject: ["name": name, "key": key], options: [.sortedKeys])
-                print(String(decoding: object, as: UTF8.self))
+                try CommandOutput.printJSONLine(["name": name, "key": key])
             } else {
                 print("station \(name) added; its key (shown only now):\n\(key)")
             }
@@ -310,15 +308,7 @@ struct StationCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let text: String
-            do {
-                text =
-                    file == "-"
-                    ? String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
-                    : try String(contentsOfFile: file, encoding: .utf8)
-            } catch {
-                throw ValidationError("cannot read \(file): \(error.localizedDescription)")
-            }
+            let text = try CommandOutput.readInput(file)
             try await database.with { store in
                 for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
                 where !line.allSatisfy(\.isWhitespace) {
@@ -336,9 +326,7 @@ struct StationCommand: AsyncParsableCommand {
                     } catch let error as RegistryStoreError {
                         throw ValidationError("\(file): line \(number + 1): \(error)")
                     }
-                    let object = try JSONSerialization.data(
-                        withJSONObject: ["name": station.name, "key": key], options: [.sortedKeys])
-                    print(String(decoding: object, as: UTF8.self))
+                    try CommandOutput.printJSONLine(["name": station.name, "key": key])
                 }
             }
         }
@@ -362,10 +350,7 @@ struct StationCommand: AsyncParsableCommand {
                     "userAgent": station.userAgent ?? NSNull(),
                 ]
                 if json {
-                    print(
-                        String(
-                            decoding: try JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys]),
-                            as: UTF8.self))
+                    try CommandOutput.printJSONLine(fields)
                 } else {
                     let state = station.revokedAt == nil ? "" : "  REVOKED"
                     print(

@@ -26,10 +26,7 @@ struct StatsCommand: AsyncParsableCommand {
                 "medianSecondsToFirstSighting": median.map { Int($0.rounded()) } ?? NSNull(),
                 "recoveredSighted": stats.recoveredSighted,
             ]
-            print(
-                String(
-                    decoding: try JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys]), as: UTF8.self)
-            )
+            try CommandOutput.printJSONLine(fields)
         } else {
             print(
                 """

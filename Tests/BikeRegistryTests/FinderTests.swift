@@ -122,6 +122,46 @@ import Testing
         #expect(try await registry.request(.POST, "/owner/bikes", body: ClaimCodeTests.body(code: code)).status == 403)
     }
 
+    /// The access matrix over the new data: a station reads no report and no finder's report; an owner's token
+    /// reaches its own bike's report only; a finder's answer holds nothing of either.
+    @Test(arguments: StoreKind.allCases) func reportsReachOnlyTheirOwner(store: StoreKind) async throws {
+        let directory = try TemporaryDirectory("bike-registry-report-access")
+        defer { directory.remove() }
+        let registry = try await RegistryHarness(store, directory: directory.path)
+        defer { Task { await registry.stop() } }
+        let key = try await registry.database.addStation(name: "Ace", latitude: 51.5, longitude: -0.2)
+        let mine = try await registry.register(minor: 31)
+        let theirs = try await registry.register(minor: 32)
+        let report = #"{"missing":true,"report":{"policeReference":"SECRET-REF-31","lastSeenPlace":"Hidden Lane"}}"#
+        #expect(
+            try await registry.request(.PATCH, "/owner/bikes/\(mine.id)", bearer: mine.token, body: report).status
+                == 200)
+        #expect(
+            try await registry.request(.POST, "/beacons/\(Self.region)/1/31/abuse", body: #"{"message":"FINDER-NOTE"}"#)
+                .status == 202)
+        var answers: [RegistryClient.Answer] = []
+        for (method, path, bearer, body) in [
+            (HTTPMethod.GET, "/bikes?missing=true", key, nil), (.GET, "/owner/bikes/\(mine.id)", key, nil),
+            (.GET, "/owner/bikes/\(mine.id)", theirs.token, nil),
+            (.PATCH, "/owner/bikes/\(mine.id)", theirs.token, #"{"renew":true}"#),
+            (.GET, "/owner/bikes/\(mine.id)/sightings", theirs.token, nil),
+            (.GET, "/beacons/\(Self.region)/1/31", nil, nil), (.GET, "/beacons/\(Self.region)/1/31", key, nil),
+        ] as [(HTTPMethod, String, String?, String?)] {
+            let answer = try await registry.request(method, path, bearer: bearer, body: body)
+            #expect(path.hasPrefix("/bikes") || path.hasPrefix("/beacons") || [401, 404].contains(answer.status))
+            answers.append(answer)
+        }
+        for answer in answers {
+            for secret in ["SECRET-REF-31", "Hidden Lane", "FINDER-NOTE", "abuse_", "report_"] {
+                #expect(!answer.body.contains(secret), "\(secret) in \(answer.body)")
+            }
+        }
+        let own = try await registry.request(.GET, "/owner/bikes/\(mine.id)", bearer: mine.token)
+        #expect(
+            own.body.contains("SECRET-REF-31") && !own.body.contains("FINDER-NOTE"), "the owner's own, not the finder's"
+        )
+    }
+
     @Test func lookupsAndReportsAreLimitedPerNetwork() async throws {
         let directory = try TemporaryDirectory("bike-registry-finder-limits")
         defer { directory.remove() }

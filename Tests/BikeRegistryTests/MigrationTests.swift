@@ -51,8 +51,13 @@ import Testing
         let missingID = try #require(missing["id"] as? String)
         let keptID = try #require(kept["id"] as? String)
 
+        let old = try DatabaseQueue(path: path)
+        let versionBefore = try await old.read { db in try Int64.fetchOne(db, sql: "SELECT version FROM listVersion") }
+        try old.close()
         let store = try SQLiteRegistryStore(path: path)
         defer { Task { await store.close() } }
+        #expect(
+            try await store.versions().list == versionBefore, "stations notice nothing: the list's ETag is the same")
         let station = try #require(try await store.station(key: made["stationKey"] as? String ?? ""))
         #expect(station.name == "Ace Café")
         let bike = try #require(try await store.bike(id: missingID, ownerToken: missing["ownerToken"] as? String ?? ""))

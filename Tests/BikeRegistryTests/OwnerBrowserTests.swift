@@ -4,8 +4,10 @@ import Testing
 
 /// The owner's pages in a real browser: Tests/browser/owner_journey.py drives Debian's chromium through Selenium
 /// against the real `bike-registry serve`, with the real `beacond` replaying the café capture as the station. It
-/// registers a bike, saves this test's webhook and sends a test, reports the bike missing, lets the station report
-/// it, sees the sighting, reports it found, is refused a second registration and a form without its CSRF token,
+/// registers a bike by the claim code of a beacon the operator issued, saves this test's webhook and sends a test,
+/// reports the bike missing with a police reference, lets the station report it, sees the sighting; a finder
+/// reports the beacon on /found and a sighting then tells the owner nothing, until the operator restores the bike;
+/// reports it found, is refused a second registration and a form without its CSRF token,
 /// makes a new link and deletes the bike, checking every page as served (headers, no inline script, tidy, size,
 /// labels, 360 px) and saving each as PNGs at 360 and 1280 px in `artifacts/owner-pages/` (or
 /// `$BEACOND_ARTIFACTS/owner-pages/`). Here: what the webhook received, and that the server's log holds no token.
@@ -30,7 +32,8 @@ struct OwnerBrowserTests {
     @Test func anOwnersWholeJourneyInARealBrowser() async throws {
         let directory = try TemporaryDirectory("bike-registry-browser")
         defer { directory.remove() }
-        let registry = try await RegistryProcess.start(database: directory.file("registry.sqlite"), in: directory)
+        let database = directory.file("registry.sqlite")
+        let registry = try await RegistryProcess.start(database: database, in: directory, registration: "claim-code")
         defer { registry.server.terminate() }
         let receiver = NotificationReceiver()
         try await receiver.start()
@@ -51,12 +54,25 @@ struct OwnerBrowserTests {
             toFile: station, atomically: true, encoding: .utf8)
         chmod(station, 0o755)
 
+        // The operator issues the beacon the café capture's bike 101 carries, and prints its label.
+        let issued = try await BeacondRun.run(
+            executable: BeacondRun.registryBinary.path,
+            [
+                "beacons", "issue", "--region", "21EECF71-D5C7-4A00-9B90-27C94B5146EA:1", "--count", "1",
+                "--first-minor", "101", "--database", database,
+            ])
+        let code = try #require(
+            issued.stdout.split(separator: "\n").last?.split(separator: ",").last.map(String.init),
+            "\(issued.stdout) \(issued.stderr)")
+
         #expect(FileManager.default.isExecutableFile(atPath: Self.python), "no \(Self.python): run scripts/setup")
         let journey = try await BeacondRun.run(
             executable: Self.python,
             [
                 Self.script, "--base", registry.client.baseURL, "--webhook", receiver.url("/owner"), "--station",
-                station, "--station-key", registry.stationKey, "--screenshots", Self.screenshots,
+                station, "--station-key", registry.stationKey, "--screenshots", Self.screenshots, "--claim-code", code,
+                "--receiver", receiver.url(""), "--registry-binary", BeacondRun.registryBinary.path, "--database",
+                database,
             ])
         let summary = journey.stdout.split(separator: "\n").last.flatMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
@@ -77,6 +93,20 @@ struct OwnerBrowserTests {
         }
         #expect(types.first == "bike.test", "\(types)")
         #expect(types.contains("bike.seen"), "the station's sighting reached the owner: \(types)")
+        #expect(types.filter { $0 == "bike.paused" }.count == 1, "told once of the pause: \(types)")
+        // The sighting while paused told nobody; the one after the operator restored the bike did.
+        let seenAt = received.compactMap { message -> String? in
+            let body = try? JSONSerialization.jsonObject(with: Data(message.body.utf8)) as? [String: Any]
+            return (body?["data"] as? [String: Any])?["seenAt"] as? String
+        }
+        let paused = try #require(summary?["pausedSighting"] as? String)
+        let restored = try #require(summary?["restoredSighting"] as? String)
+        #expect(!seenAt.contains { $0.hasPrefix(paused) }, "\(seenAt)")
+        #expect(seenAt.contains { $0.hasPrefix(restored) }, "\(seenAt)")
+        // Neither the claim code, the police reference nor the finder's message is in the server's log.
+        for secret in [code, "CAD 4321/27NOV", "jacket", "21EECF71-D5C7-4A00-9B90-27C94B5146EA/1/101"] {
+            #expect(!registry.server.stderr.contains(secret), "\(secret) in the server's log")
+        }
         #expect(received.allSatisfy { $0.headers["webhook-signature"]?.hasPrefix("v1,") == true })
 
         // The private links were never written to the log: their paths are logged without the token.

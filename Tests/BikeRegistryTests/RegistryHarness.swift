@@ -212,6 +212,11 @@ final class NotificationReceiver: Sendable {
             if (300..<400).contains(status), let location { answer[.location] = location }
             return Response(status: .init(code: status), headers: answer)
         }
+        // For a script that must wait for a message: how many came whose body holds `type` (not itself recorded).
+        router.get("received-count") { request, _ in
+            let type = request.uri.queryParameters.get("type") ?? ""
+            return String(self.received.filter { $0.body.contains(#""type":"\#(type)""#) }.count)
+        }
         router.post("**", use: receive)
         router.get("**", use: receive)
         router.put("**", use: receive)

@@ -10,9 +10,10 @@ struct RegistryProcess {
     let stationKey: String
     let notify: NotifyListener
 
-    static func start(database: String, in directory: TemporaryDirectory, station: String = "Ace Café") async throws
-        -> RegistryProcess
-    {
+    /// - Parameter registration: `serve --registration`: open, so that tests of other things register by the beacon.
+    static func start(
+        database: String, in directory: TemporaryDirectory, station: String = "Ace Café", registration: String = "open"
+    ) async throws -> RegistryProcess {
         let added = try await BeacondRun.run(
             executable: BeacondRun.registryBinary.path,
             [
@@ -29,7 +30,7 @@ struct RegistryProcess {
         let server = try DaemonProcess(
             [
                 "serve", "--listen", "127.0.0.1:0", "--database", database, "--allow-private-webhooks",
-                "--registration", "open",
+                "--registration", registration,
             ],
             executable: BeacondRun.registryBinary,
             environment: ["NOTIFY_SOCKET": notify.path], logDirectory: directory.path, name: "registry")

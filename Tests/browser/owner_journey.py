@@ -2,10 +2,13 @@
 """An owner's whole journey through bike-registry's pages in a real browser (Debian's chromium and chromedriver,
 driven by Selenium), against a real server the calling test started (OwnerBrowserTests.swift):
 
-register a bike, save a webhook and send a test, report it missing (and see the station API list it), let a real
-station (beacond replaying the cafe capture, run by --station) report it, see the sighting on the page in the
-reader's time zone, report it found, be refused a second registration of the same beacon and a form without its
-CSRF token, make a new link (the old one then opens nothing), and delete the bike.
+register a bike with the claim code of a beacon the operator issued, save a webhook and send a test, report it
+missing with a police reference (and see the station API list it), let a real station (beacond replaying the cafe
+capture, run by --station) report it, see the sighting on the page in the reader's time zone; a finder on /found
+looks the beacon up and reports it as placed on them, after which a sighting tells the owner nothing; the operator
+restores the bike (`abuse resolve --restore`) and the next sighting tells the owner again; report it found, be
+refused a second registration with the same code and a form without its CSRF token, make a new link (the old one
+then opens nothing), and delete the bike.
 
 Every page met is also checked as served: security headers, no inline script or style, valid HTML (tidy), under
 50 KB, every input labelled, nothing wider than a 360 px screen. Each page is saved as a PNG at 360 and 1280 px
@@ -24,6 +27,7 @@ import traceback
 import urllib.error
 import urllib.parse
 import urllib.request
+import uuid
 
 from selenium import webdriver
 from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
@@ -50,6 +54,8 @@ class Journey:
         self.checked = []
         self.shots = []
         self.tokens = []
+        self.paused_sighting = None
+        self.restored_sighting = None
         os.makedirs(arguments.screenshots, exist_ok=True)
         options = webdriver.ChromeOptions()
         options.binary_location = arguments.chromium
@@ -181,6 +187,39 @@ class Journey:
         os.unlink(page.name)
         self.expect(said.returncode == 0, f"{name}: tidy: {said.stderr.strip()}")
 
+    def received(self, kind):
+        """How many messages of this type the test's webhook has received."""
+        with urllib.request.urlopen(self.arguments.receiver + "/received-count?type=" + kind, timeout=20) as answer:
+            return int(answer.read())
+
+    def wait_received(self, kind, count, seconds=30):
+        deadline = time.time() + seconds
+        while self.received(kind) < count and time.time() < deadline:
+            time.sleep(0.1)
+        return self.received(kind) >= count
+
+    def post_sighting(self, bike_id, seconds_ago=0):
+        """A sighting of the bike, first seen `seconds_ago`, as a station posts it; that time, to the second."""
+        at = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(time.time() - seconds_ago))
+        sighting_id = str(uuid.uuid4())
+        body = {"bikeId": bike_id, "date": at + "Z", "latitude": 51.5412, "longitude": -0.2769,
+                "sightingId": sighting_id, "kind": "enter", "stationId": "ace-cafe",
+                "uuid": "21EECF71-D5C7-4A00-9B90-27C94B5146EA", "major": 1, "minor": 101, "firstSeen": at + "Z",
+                "lastSeen": at + "Z", "count": 2, "rssi": -60.0, "proximity": "near"}
+        request = urllib.request.Request(self.base + "/sightings", data=json.dumps(body).encode(), method="POST",
+                                         headers={"Authorization": "Bearer " + self.arguments.station_key,
+                                                  "Content-Type": "application/json", "Idempotency-Key": sighting_id})
+        with urllib.request.urlopen(request, timeout=20) as answer:
+            self.expect(answer.status == 201, f"a sighting posted: {answer.status}")
+        return at
+
+    def operator(self, *arguments):
+        """bike-registry as the operator runs it beside the server."""
+        done = subprocess.run([self.arguments.registry_binary, *arguments, "--database", self.arguments.database],
+                              capture_output=True, text=True, timeout=60)
+        self.expect(done.returncode == 0, f"bike-registry {' '.join(arguments)}: {done.stderr}")
+        return done.stdout
+
     def station_lists(self, bike_id):
         request = urllib.request.Request(self.base + "/bikes?missing=true",
                                          headers={"Authorization": "Bearer " + self.arguments.station_key})
@@ -192,8 +231,8 @@ class Journey:
     def run(self):
         self.open("/")
         self.expect(self.driver.title == "Register your bike", f"the first page is {self.driver.title}")
-        self.expect(self.driver.find_element(By.NAME, "uuid").get_attribute("value")
-                    == "21EECF71-D5C7-4A00-9B90-27C94B5146EA", "the region's UUID prefilled")
+        self.expect(len(self.driver.find_elements(By.NAME, "claim_code")) == 1, "the form asks for the claim code")
+        self.expect(len(self.driver.find_elements(By.NAME, "minor")) == 0, "and never for the beacon's numbers")
         self.screenshot("register")
         self.register()
         link = self.driver.find_element(By.ID, "private-link").get_attribute("href")
@@ -220,9 +259,14 @@ class Journey:
         self.expect("bike.test" in self.text("#test-result pre"), "the test shows what was sent")
         self.screenshot("bike-test-sent", posted=True)
 
+        self.fill("police_reference", "CAD 4321/27NOV")
+        self.fill("police_force", "Metropolitan Police")
         self.click("#missing-button")
         self.expect(self.page_has("Reported missing"), "reported missing")
+        self.expect(self.page_has("Police reference CAD 4321/27NOV"), "the report's police reference shown")
+        self.expect(self.page_has("The report lapses"), "when the report lapses shown")
         self.expect(self.station_lists(bike_id), "the station API lists the bike once it is reported missing")
+        self.screenshot("bike-reported")
 
         station = subprocess.run([self.arguments.station], capture_output=True, text=True, timeout=240)
         self.expect(station.returncode == 0, f"the station: {station.returncode} {station.stderr[-2000:]}")
@@ -242,15 +286,42 @@ class Journey:
             times = [e.get_attribute("datetime") for e in self.driver.find_elements(By.CSS_SELECTOR, ".sighting time")]
             self.expect(times == sorted(times, reverse=True), "newest first")
         self.screenshot("bike-sighted")
+        self.expect(self.wait_received("bike.seen", 1), "the owner was told of the station's sighting")
 
+        # A finder: the beacon was on their things. They learn only that it is registered and missing, and report it.
+        self.open("/found")
+        for name, value in (("uuid", "21eecf71-d5c7-4a00-9b90-27c94b5146ea"), ("major", "1"), ("minor", "101")):
+            self.fill(name, value)
+        self.click("#lookup-button")
+        self.expect(self.page_has("A bike is registered with this beacon"), "the lookup says registered")
+        self.expect(self.page_has("It is reported missing"), "and missing")
+        self.expect(not self.page_has("Triumph"), "and nothing of the bike")
+        self.screenshot("found", posted=True)
+        self.fill("message", "Found it in my jacket's pocket after a ride.")
+        self.click("#abuse-button")
+        self.expect(self.page_has("its messages are paused"), "the report is received")
+        self.screenshot("found-reported", posted=True)
+        self.expect(self.wait_received("bike.paused", 1), "the owner is told the bike's messages are paused")
+        seen = self.received("bike.seen")
+        self.paused_sighting = self.post_sighting(bike_id, seconds_ago=30)
+
+        # The operator looks, and restores the bike: the next sighting tells its owner again.
+        reports = [json.loads(line) for line in self.operator("abuse", "list", "--json", "--open").splitlines()]
+        self.expect(len(reports) == 1 and reports[0]["bikeId"] == bike_id, f"the operator sees the report: {reports}")
+        if reports:
+            self.operator("abuse", "resolve", reports[0]["id"], "--restore")
+        self.restored_sighting = self.post_sighting(bike_id)
+        self.expect(self.wait_received("bike.seen", seen + 1), "the owner is told again once restored")
+
+        self.open(path)
         self.click("#missing-button")
         self.expect(self.page_has("Not missing"), "reported found")
         self.expect(not self.station_lists(bike_id), "the station API no longer lists it")
 
-        # The same beacon again: refused, with a message that says why.
+        # The same code again: refused, with the one answer every code that claims nothing gets.
         self.open("/")
         self.register()
-        self.expect(self.page_has("registered already"), "a second registration of the beacon is refused")
+        self.expect(self.page_has("registers no beacon"), "a second registration with the code is refused")
         self.screenshot("register-taken", posted=True)
 
         # A form without its CSRF token: from the page in the browser, and as a bare post.
@@ -289,7 +360,9 @@ class Journey:
         return bike_id
 
     def register(self):
-        for name, value in (("minor", "101"), ("make", "Triumph"), ("model", "Bonneville"), ("colour", "green")):
+        # As an owner might type it off the label: lower case, spaces for dashes.
+        typed = self.arguments.claim_code.lower().replace("-", " ")
+        for name, value in (("claim_code", typed), ("make", "Triumph"), ("model", "Bonneville"), ("colour", "green")):
             self.fill(name, value)
         self.click("form[action='/register'] button")
 
@@ -301,6 +374,10 @@ def main():
     parser.add_argument("--station", required=True, help="a program that runs the station to its end")
     parser.add_argument("--station-key", required=True, help="the station's key, to read the missing list")
     parser.add_argument("--screenshots", required=True, help="where the PNGs go")
+    parser.add_argument("--claim-code", required=True, help="the code of the beacon the operator issued (minor 101)")
+    parser.add_argument("--receiver", required=True, help="the test's webhook receiver's base, to count messages")
+    parser.add_argument("--registry-binary", required=True, help="bike-registry, for the operator's commands")
+    parser.add_argument("--database", required=True, help="the server's database, for the operator's commands")
     parser.add_argument("--chromium", default="/usr/bin/chromium")
     parser.add_argument("--chromedriver", default="/usr/bin/chromedriver")
     journey = Journey(parser.parse_args())
@@ -318,7 +395,8 @@ def main():
     finally:
         journey.driver.quit()
     print(json.dumps({"bikeId": bike_id, "failures": journey.failures, "pages": journey.checked,
-                      "screenshots": journey.shots, "tokens": journey.tokens}))
+                      "screenshots": journey.shots, "tokens": journey.tokens,
+                      "pausedSighting": journey.paused_sighting, "restoredSighting": journey.restored_sighting}))
     return 1 if journey.failures or bike_id is None else 0
 
 
