@@ -121,13 +121,16 @@ struct Finder: Sendable {
         }
     }
 
-    /// A finder's message: at most 1,000 characters; line breaks kept, other control characters refused.
+    /// A finder's message: at most 1,000 characters; line breaks and tabs kept, other control characters refused.
     static func checkedMessage(_ text: String) throws -> String? {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { return nil }
         guard trimmed.unicodeScalars.count <= 1_000 else { throw FieldError("message is at most 1000 characters") }
-        try FieldError.refuseControlCharacters(
-            trimmed.replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "\r", with: " "), in: "message")
+        var spaced = String.UnicodeScalarView()
+        for scalar in trimmed.unicodeScalars {
+            spaced.append([0x09, 0x0A, 0x0D].contains(scalar.value) ? " " : scalar)
+        }
+        try FieldError.refuseControlCharacters(String(spaced), in: "message")
         return trimmed
     }
 }

@@ -162,6 +162,15 @@ import Testing
         )
     }
 
+    /// What the contract allows a finder's message (schemathesis sent a tab, and was refused).
+    @Test func aFindersMessageKeepsLineBreaksAndTabsAndNoOtherControlCharacter() throws {
+        #expect(try Finder.checkedMessage("under the seat\r\n\tleft side") == "under the seat\r\n\tleft side")
+        #expect(try Finder.checkedMessage(" \n ") == nil)
+        #expect(throws: FieldError.self) { try Finder.checkedMessage("bell\u{7}") }
+        #expect(throws: FieldError.self) { try Finder.checkedMessage(String(repeating: "a", count: 1_001)) }
+        #expect(try Finder.checkedMessage(String(repeating: "é", count: 1_000))?.unicodeScalars.count == 1_000)
+    }
+
     @Test func lookupsAndReportsAreLimitedPerNetwork() async throws {
         let directory = try TemporaryDirectory("bike-registry-finder-limits")
         defer { directory.remove() }
