@@ -10,7 +10,12 @@ import Testing
 /// is answered 503 with Retry-After within seconds, not left hanging and not 500, and nothing is half-done; a
 /// station's refresh is still answered from what the server holds in memory; and the server serves again once the
 /// database is back, without a restart.
-@Suite struct StoreOutageTests {
+///
+/// Its subject is the server's own 5 s deadline, so it is a time, and not run in `.ci/run`'s sanitizer step
+/// (BEACOND_LOAD_TESTS=off): there, with the whole suite instrumented beside it, the setup's own PostgreSQL requests
+/// waited past 5 s (CI's ThreadSanitizer step of 882a319). It runs in the plain step on every commit.
+@Suite(.disabled(if: ProcessInfo.processInfo.environment["BEACOND_LOAD_TESTS"] == "off"))
+struct StoreOutageTests {
     @Test func aDatabaseThatRefusesConnectionsIsA503UntilItIsBack() async throws {
         let directory = try TemporaryDirectory("bike-registry-outage")
         defer { directory.remove() }
