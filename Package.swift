@@ -168,11 +168,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // libcurl (apt: libcurl4-openssl-dev): its SMTP client, STARTTLS and AUTH, for bike-registry's mail. Only
+        // BikeRegistryMail imports it.
+        .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // bike-registry's mail: addresses, messages as RFC 5322 and MIME write them, and the operator's relay.
+        .target(name: "BikeRegistryMail", dependencies: ["CCurl"]),
         // bike-registry's HTTP API (docs/registry-api.yaml) and the worker that delivers owners' notifications.
         .target(
             name: "BikeRegistryServer",
             dependencies: [
-                "BikeRegistryStore", "DaemonSupport", "BeaconPOSIX",
+                "BikeRegistryStore", "BikeRegistryMail", "DaemonSupport", "BeaconPOSIX",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -197,7 +202,8 @@ let package = Package(
         .testTarget(
             name: "BikeRegistryTests",
             dependencies: [
-                "BikeRegistryServer", "BikeRegistryStore", "BeaconTestSupport", "BeaconRegistryClient", "BeaconEngine",
+                "BikeRegistryServer", "BikeRegistryStore", "BikeRegistryMail", "BeaconTestSupport", "BeaconRegistryClient",
+                "BeaconEngine",
                 "BeaconWire", "RegistryTestServer",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),

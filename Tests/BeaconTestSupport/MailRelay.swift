@@ -1,0 +1,136 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A real mail relay for one test: Debian's aiosmtpd (Tests/mail/smtp-relay) on loopback, requiring STARTTLS with a
+/// certificate a test authority of its own signed, then AUTH, before it takes a message. `messages()` reads what it
+/// received through Python's MIME parser (Tests/mail/read-mail). `stop()` and `start()` again keep the port and the
+/// spool, for a relay that goes away and comes back.
+public final class MailRelay: @unchecked Sendable {
+    public static let user = "registry"
+    public static let password = "a relay password, with spaces"
+
+    public let port: Int
+    /// The authority that signed the relay's certificate.
+    public let caFile: String
+    public let directory: TemporaryDirectory
+    private var process: Process?
+
+    public init() throws {
+        directory = try TemporaryDirectory("beacond-mail")
+        port = try LoopbackPort.free()
+        caFile = directory.file("ca.pem")
+        try FileManager.default.createDirectory(atPath: directory.file("spool"), withIntermediateDirectories: true)
+        let d = directory.path
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+        shell.arguments = [
+            "-c",
+            """
+            set -e
+            cd '\(d)'
+            openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=beacond-mail-ca -keyout ca.key -out ca.pem
+            openssl req -newkey rsa:2048 -nodes -subj /CN=127.0.0.1 -keyout relay.key -out relay.csr
+            printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\\n' > relay.ext
+            openssl x509 -req -in relay.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 1 -extfile relay.ext \\
+                -out relay.pem
+            """,
+        ]
+        shell.standardOutput = FileHandle.nullDevice
+        shell.standardError = FileHandle.nullDevice
+        try shell.run()
+        shell.waitUntilExit()
+        guard shell.terminationStatus == 0 else { throw FixtureError("the relay's certificate was not made") }
+        try start()
+    }
+
+    deinit {
+        stop()
+        directory.remove()
+    }
+
+    /// The relay's URL as bike-registry's --smtp takes it: STARTTLS on a port of its own.
+    public var url: String { "smtp://127.0.0.1:\(port)" }
+
+    /// Starts the relay (again) and returns once it accepts connections.
+    public func start() throws {
+        guard process == nil else { return }
+        let relay = Process()
+        relay.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        relay.arguments = [
+            Fixtures.repositoryRoot.appendingPathComponent("Tests/mail/smtp-relay").path, "--port", String(port),
+            "--spool", directory.file("spool"), "--cert", directory.file("relay.pem"), "--key",
+            directory.file("relay.key"), "--user", Self.user, "--password", Self.password,
+        ]
+        relay.standardOutput = FileHandle.nullDevice
+        relay.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try relay.run()
+        process = relay
+        let deadline = Date().addingTimeInterval(20)
+        while !LoopbackPort.accepts(port) {
+            guard relay.isRunning, Date() < deadline else { throw FixtureError("the mail relay did not start") }
+            usleep(10_000)
+        }
+    }
+
+    /// Stops the relay with SIGKILL, as a crash would, and waits for it to exit.
+    public func stop() {
+        guard let relay = process else { return }
+        kill(relay.processIdentifier, SIGKILL)
+        relay.waitUntilExit()
+        process = nil
+    }
+
+    /// A received message as Python's `email` parser read it.
+    public struct Message: Decodable, Sendable {
+        public struct Envelope: Decodable, Sendable {
+            public var mailFrom: String
+            public var rcptTo: [String]
+            public var tls: Bool
+            public var login: String?
+        }
+
+        public struct Part: Decodable, Sendable {
+            public var contentType: String
+            public var charset: String?
+            public var encoding: String?
+            public var content: String
+        }
+
+        public var file: String
+        public var envelope: Envelope
+        public var headers: [String: [String]]
+        public var contentType: String
+        public var parts: [Part]
+        public var defects: [String]
+        /// Every line ended by CRLF, as SMTP carries it.
+        public var crlf: Bool
+
+        /// The one value of a header, nil when absent or repeated.
+        public func header(_ name: String) -> String? {
+            let values = headers.first { $0.key.lowercased() == name.lowercased() }?.value ?? []
+            return values.count == 1 ? values[0] : nil
+        }
+
+        public var to: String { envelope.rcptTo.first ?? "" }
+        public func part(_ type: String) -> String? { parts.first { $0.contentType == type }?.content }
+    }
+
+    /// Every message received so far, oldest first.
+    public func messages() throws -> [Message] {
+        let reader = Process()
+        reader.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        reader.arguments = [
+            Fixtures.repositoryRoot.appendingPathComponent("Tests/mail/read-mail").path, directory.file("spool"),
+        ]
+        let output = Pipe()
+        reader.standardOutput = output
+        try reader.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        reader.waitUntilExit()
+        guard reader.terminationStatus == 0 else { throw FixtureError("read-mail failed") }
+        return try JSONDecoder().decode([Message].self, from: data)
+    }
+}
