@@ -162,7 +162,8 @@ let package = Package(
         .target(
             name: "BikeRegistryStore",
             dependencies: [
-                "DaemonSupport", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Crypto", package: "swift-crypto"),
+                "DaemonSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
@@ -194,7 +195,7 @@ let package = Package(
         .executableTarget(
             name: "bike-registry",
             dependencies: [
-                "BikeRegistryServer", "BikeRegistryStore", "DaemonSupport", "BeaconPOSIX",
+                "BikeRegistryServer", "BikeRegistryStore", "BikeRegistryMail", "DaemonSupport", "BeaconPOSIX",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "Hummingbird", package: "hummingbird"),
             ]
@@ -202,7 +203,8 @@ let package = Package(
         .testTarget(
             name: "BikeRegistryTests",
             dependencies: [
-                "BikeRegistryServer", "BikeRegistryStore", "BikeRegistryMail", "BeaconTestSupport", "BeaconRegistryClient",
+                "BikeRegistryServer", "BikeRegistryStore", "BikeRegistryMail", "BeaconTestSupport",
+                "BeaconRegistryClient",
                 "BeaconEngine",
                 "BeaconWire", "RegistryTestServer",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -266,7 +268,8 @@ let package = Package(
             name: "RegistryTestServer",
             dependencies: [
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Tests/RegistryTestServer"

@@ -1,7 +1,9 @@
 /// An e-mail address as an owner types it, held to the plain ASCII form every relay takes: `local@domain`, the local
-/// part of RFC 5322's dot-atom characters, the domain of DNS labels with at least one dot. What it refuses (quoted
-/// local parts, comments, address literals, international addresses) no owner needs, and each is a way to smuggle a
-/// second recipient or a header past a careless relay. Pure: no lookup of the domain.
+/// part an RFC 5322 dot-atom, the domain DNS labels with at least one dot, 254 characters in all (the API's schema
+/// says the same as a pattern). What it refuses (quoted local parts, comments, address literals, international
+/// addresses) no owner needs, and each is a way to smuggle a second recipient or a header past a careless relay. A
+/// local part past SMTP's 64 octets is the relay's to refuse, which marks the address failing. Pure: no lookup of the
+/// domain, and nothing trimmed (the page trims what is typed).
 public struct MailAddress: Sendable, Hashable, CustomStringConvertible {
     /// The local part as typed and the domain in lower case.
     public let text: String
@@ -9,11 +11,10 @@ public struct MailAddress: Sendable, Hashable, CustomStringConvertible {
     public var description: String { text }
 
     public init?(_ typed: String) {
-        let trimmed = typed.trimmingWhitespace
-        guard trimmed.utf8.count <= 254, let at = trimmed.lastIndex(of: "@") else { return nil }
-        let local = trimmed[..<at]
-        let domain = trimmed[trimmed.index(after: at)...].lowercased()
-        guard !local.isEmpty, local.utf8.count <= 64, local.first != ".", local.last != ".", !local.contains(".."),
+        guard typed.utf8.count <= 254, let at = typed.lastIndex(of: "@") else { return nil }
+        let local = typed[..<at]
+        let domain = typed[typed.index(after: at)...].lowercased()
+        guard !local.isEmpty, local.first != ".", local.last != ".", !local.contains(".."),
             local.unicodeScalars.allSatisfy(Self.isAtomCharacter),
             Self.isHostName(domain), domain.contains(".")
         else { return nil }
@@ -49,7 +50,9 @@ public struct MailSender: Sendable, Equatable {
         let trimmed = text.trimmingWhitespace
         if trimmed.hasSuffix(">"), let open = trimmed.lastIndex(of: "<") {
             let name = trimmed[..<open].trimmingWhitespace
-            guard let address = MailAddress(String(trimmed[trimmed.index(after: open)..<trimmed.index(before: trimmed.endIndex)])),
+            guard
+                let address = MailAddress(
+                    String(trimmed[trimmed.index(after: open)..<trimmed.index(before: trimmed.endIndex)])),
                 name.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7f && $0 != "\"" && $0 != "\\" })
             else { return nil }
             self.name = name.isEmpty ? nil : name

@@ -20,6 +20,8 @@ struct NotificationSender: Sendable {
     let client: HTTPClient
     /// For the whole attempt.
     let deadline: Duration
+    /// E-mail, when a relay is configured.
+    var mail: MailDelivery?
 
     /// Why an attempt failed: as the owner may read it, and in full for the operator's log.
     struct Failure: Sendable, Equatable {
@@ -36,9 +38,19 @@ struct NotificationSender: Sendable {
         case delivered
         case gone
         case retry(Failure, retryAfter: TimeInterval?)
+        /// Refused for good by the mail relay: the address fails.
+        case refused(Failure)
     }
 
     func attempt(_ notification: PendingNotification) async -> Outcome {
+        if notification.channel == .email {
+            // libcurl bounds the exchange (SMTPRelay.timeout, under the deadline): a deadline cut here could not stop
+            // a transfer the relay then accepts, which the next attempt would send again.
+            guard let mail else {
+                return .retry(Failure("e-mail is off: the registry has no mail relay (serve --smtp)"), retryAfter: 3600)
+            }
+            return await mail.attempt(notification)
+        }
         do {
             return try await withDeadline(deadline) { try await exchange(notification) }
         } catch let error as DeadlineExceeded {
@@ -67,6 +79,8 @@ struct NotificationSender: Sendable {
             request.headers.add(name: "webhook-timestamp", value: String(timestamp))
             request.headers.add(name: "webhook-signature", value: signature)
             request.body = .bytes(ByteBuffer(string: notification.payload))
+        case .email:
+            return .retry(Failure("e-mail is not sent over HTTP"), retryAfter: 3600)
         case .ntfy:
             let message: NtfyMessage
             if let notice = ReportNotice.decode(notification.payload) {

@@ -124,6 +124,11 @@ final class NotificationWorker: Service {
         case .gone:
             logger.notice("notification target gone (410); disabled", metadata: metadata)
             return .gone
+        case .refused(let failure):
+            logger.notice(
+                "notification refused for good; the address is marked failing",
+                metadata: metadata.merging(["reason": "\(failure.detail)"]) { $1 })
+            return .addressFailing(error: failure.shown)
         case .retry(let failure, let retryAfter):
             switch schedule.decide(
                 attempts: notification.attempts, createdAt: notification.createdAt, retryAfter: retryAfter, now: now())

@@ -1,3 +1,4 @@
+import BikeRegistryMail
 import BikeRegistryStore
 import Foundation
 import HTTPTypes
@@ -14,6 +15,7 @@ struct OwnerRoutes: Sendable {
     let targets: NotificationTargetPolicy
     let snapshot: RegistrySnapshot
     let reports: MissingReportRules
+    let emails: EmailChanges
     let now: @Sendable () -> Date
 
     func add<Context: RemoteAddressRequestContext>(to router: Router<Context>) {
@@ -82,6 +84,9 @@ struct OwnerRoutes: Sendable {
             if let refusal = await targets.refusal(for: url) { throw APIError.badRequest("notify.\(name): \(refusal)") }
         }
         let now = now()
+        if let email = body.email {
+            try await emails.change(bikeId: bike.id, ownerToken: token, to: email, now: now)
+        }
         switch try await database.update(id: bike.id, ownerToken: token, body.change, rules: reports, now: now) {
         case .notOwner: throw APIError.notFound
         case .noOpenReport: throw HTTPError(.conflict, message: "the bike has no open missing report")
@@ -181,6 +186,8 @@ enum NewBikeFields {
 /// and `notify` with `webhook` and `ntfy` (a URL, or null to stop).
 struct ChangeBody: Decodable {
     var change = BikeChange()
+    /// `notify.email`: an address (checked), null to remove it, or absent (nil) to leave it.
+    var email: MailAddress??
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: AnyKey.self)
@@ -206,7 +213,7 @@ struct ChangeBody: Decodable {
         let notifyKey = AnyKey(stringValue: "notify")
         guard container.contains(notifyKey) else { return }
         let notify = try container.nestedContainer(keyedBy: AnyKey.self, forKey: notifyKey)
-        try notify.refuseUnknown(["webhook", "ntfy"])
+        try notify.refuseUnknown(["webhook", "ntfy", "email"])
         func target(_ name: String) throws -> String?? {
             let key = AnyKey(stringValue: name)
             guard notify.contains(key) else { return .none }
@@ -217,6 +224,12 @@ struct ChangeBody: Decodable {
         }
         change.webhookURL = try target("webhook")
         change.ntfyURL = try target("ntfy")
+        email = try target("email").map { typed in
+            try typed.map { typed in
+                guard let address = MailAddress(typed) else { throw FieldError(EmailChanges.badAddress) }
+                return address
+            }
+        }
     }
 }
 
@@ -254,11 +267,20 @@ struct OwnerBike: Encodable {
     struct Notify: Encodable {
         var webhook: String?
         var ntfy: String?
+        var email: Email?
+
+        /// The address and where it stands; never its keys.
+        struct Email: Encodable {
+            var address: String
+            var status: String
+            var failure: String?
+        }
 
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: AnyKey.self)
             try container.encode(webhook, forKey: AnyKey(stringValue: "webhook"))
             try container.encode(ntfy, forKey: AnyKey(stringValue: "ntfy"))
+            try container.encode(email, forKey: AnyKey(stringValue: "email"))
         }
     }
 
@@ -305,7 +327,9 @@ struct OwnerBike: Encodable {
         model = bike.model
         colour = bike.colour
         missing = bike.missing
-        notify = Notify(webhook: bike.webhookURL, ntfy: bike.ntfyURL)
+        notify = Notify(
+            webhook: bike.webhookURL, ntfy: bike.ntfyURL,
+            email: bike.email.map { .init(address: $0.address, status: $0.state.rawValue, failure: $0.failure) })
         createdAt = bike.createdAt
         self.report = report.map(Report.init)
     }

@@ -38,22 +38,28 @@ public enum RegistryApplication {
             wrongCodes: DailyCounts(limit: configuration.wrongClaimCodesPerDay),
             now: configuration.now)
         let ownerRequests = RateLimiter<String>(perMinute: configuration.requestsPerMinute)
+        let emails = EmailChanges(database: database, mail: configuration.mail, doorbell: doorbell)
         OwnerRoutes(
             database: database, registrar: registrar, requests: ownerRequests, targets: targets,
-            snapshot: snapshot, reports: configuration.missingReports, now: configuration.now
+            snapshot: snapshot, reports: configuration.missingReports, emails: emails, now: configuration.now
         ).add(to: router)
+        MailRoutes(database: database, now: configuration.now).add(to: router)
         let finder = Finder(
             database: database, lookups: RateLimiter(perMinute: configuration.beaconLookupsPerMinute),
             reports: DailyCounts(limit: configuration.abuseReportsPerDay), doorbell: doorbell, now: configuration.now)
         FinderRoutes(finder: finder).add(to: router)
         FoundPages(finder: finder, publicURL: configuration.publicURL).add(to: router)
         let deliveries = DeliveryClient()
-        let sender = NotificationSender(
+        var sender = NotificationSender(
             targets: targets, client: deliveries.client, deadline: configuration.deliveryDeadline)
+        if let mail = configuration.mail {
+            sender.mail = MailDelivery(
+                settings: mail, publicURL: configuration.publicURL ?? "", database: database, logger: logger)
+        }
         OwnerPages(
             database: database, registrar: registrar, requests: ownerRequests,
             tests: RateLimiter(perMinute: configuration.testsPerMinute), targets: targets, sender: sender,
-            snapshot: snapshot, reports: configuration.missingReports, now: configuration.now,
+            snapshot: snapshot, reports: configuration.missingReports, emails: emails, now: configuration.now,
             region: (configuration.pageRegionUUID, configuration.pageRegionMajor),
             publicURL: configuration.publicURL
         ).add(to: router)

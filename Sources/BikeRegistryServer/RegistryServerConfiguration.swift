@@ -57,6 +57,9 @@ public struct RegistryServerConfiguration: Sendable {
     /// The registration page's prefilled beacon UUID and major: FindMyBike's region, which beacond listens for.
     public var pageRegionUUID = "21EECF71-D5C7-4A00-9B90-27C94B5146EA"
     public var pageRegionMajor = 1
+    /// E-mail to owners, through the operator's relay (`--smtp`); nil keeps it off. Needs `publicURL`: every message
+    /// carries a link.
+    public var mail: MailSettings?
     /// "Send a test" on a bike's page, per bike per minute.
     public var testsPerMinute = 6
 

@@ -80,9 +80,9 @@ struct LoggedPath: CustomStringConvertible {
         description = "/" + filled.joined(separator: "/")
     }
 
-    /// Never written: an owner page's token, and the beacon a finder looked up or reported (with the time, it would
-    /// say who found which bike's beacon).
-    private static let hidden: Set<Substring> = ["{token}", "{uuid}", "{major}", "{minor}"]
+    /// Never written: an owner page's token, a mail link's code or key, and the beacon a finder looked up or reported
+    /// (with the time, it would say who found which bike's beacon).
+    private static let hidden: Set<Substring> = ["{token}", "{code}", "{key}", "{uuid}", "{major}", "{minor}"]
 
     /// Letters, digits, `_` and `-`, at most 64: an id or an action; a token is longer and never shown anyway.
     private static func isPlain(_ segment: Substring) -> Bool {

@@ -238,7 +238,42 @@ enum RegistrySchema {
                 "CREATE INDEX abuseReport_bike ON abuseReport(bikeId)",
             ]
         },
+        Migration(identifier: "v8-owner-email") { dialect in
+            [
+                // The owner's address (issue 39) lives on the bike's row, so it is deleted with it. Only the hash of its
+                // confirmation code is kept here; the unsubscribe key is in clear, since every message carries it.
+                "ALTER TABLE bike ADD COLUMN email TEXT",
+                "ALTER TABLE bike ADD COLUMN emailState TEXT",
+                "ALTER TABLE bike ADD COLUMN emailFailure TEXT",
+                "ALTER TABLE bike ADD COLUMN emailUnsubscribeKey TEXT",
+                "ALTER TABLE bike ADD COLUMN emailCodeHash TEXT",
+                "ALTER TABLE bike ADD COLUMN emailCodeExpiresAt DOUBLE PRECISION",
+                "CREATE INDEX bike_email_code ON bike(emailCodeHash)",
+                "CREATE INDEX bike_email_unsubscribe ON bike(emailUnsubscribeKey)",
+                // Each confirmation sent, for the limits per bike and per recipient: the recipient by its hash, and
+                // only for the day the limits look back over (each change of address deletes older rows).
+                """
+                CREATE TABLE emailConfirmation (
+                    id \(dialect.generatedKey),
+                    bikeId TEXT NOT NULL,
+                    addressHash TEXT NOT NULL,
+                    sentAt DOUBLE PRECISION NOT NULL
+                )
+                """,
+                "CREATE INDEX emailConfirmation_address ON emailConfirmation(addressHash, sentAt)",
+                "CREATE INDEX emailConfirmation_bike ON emailConfirmation(bikeId, sentAt)",
+            ]
+        },
     ]
+
+    /// The bike's target on the channel named by `channel` (an SQL expression), from the columns of `bike` (its name
+    /// or alias): NULL when it has none. An address gets nothing but its confirmation until it is confirmed.
+    static func target(channel: String, bike: String) -> String {
+        """
+        CASE \(channel) WHEN 'webhook' THEN \(bike).webhookURL WHEN 'ntfy' THEN \(bike).ntfyURL
+            WHEN 'email' THEN CASE WHEN \(bike).emailState = 'confirmed' THEN \(bike).email END END
+        """
+    }
 
     private static let earliest = Int(StationClockCheck.earliest.timeIntervalSince1970)
     private static let ahead = Int(StationClockCheck.aheadAllowed)

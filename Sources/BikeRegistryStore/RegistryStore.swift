@@ -48,6 +48,23 @@ public protocol RegistryStore: Sendable {
     /// Whether `token` is any bike's owner token.
     func isOwnerToken(_ token: String) async throws -> Bool
 
+    // MARK: Owners' e-mail
+
+    /// Sets the bike's address (nil removes it) for its owner, in one transaction. A new address, or one not yet
+    /// confirmed given again, is unconfirmed and owes one confirmation message, within `limits`; whatever was still
+    /// owed to the old address is abandoned.
+    func changeEmail(id: String, ownerToken: String, to address: String?, limits: EmailLimits, now: Date)
+        async throws -> EmailChange
+    /// Confirms the address whose confirmation code this is, if it has not expired by `now`. False otherwise.
+    func confirmEmail(code: String, now: Date) async throws -> Bool
+    /// Removes the address whose unsubscribe key this is (RFC 8058's one click, with no owner token), and abandons
+    /// whatever was still owed to it. False when no address has that key.
+    func unsubscribeEmail(key: String, now: Date) async throws -> Bool
+    /// How many addresses there are, by state: the operator's figures, never the addresses.
+    func emailCounts() async throws -> EmailCounts
+    /// The bike, by id alone: for the mail worker, which needs its description and its address's unsubscribe key.
+    func bike(id: String) async throws -> Bike?
+
     // MARK: Provisioned beacons (claim codes)
 
     /// Issues one beacon per code hash in the region (`uuid`, `major`), at the lowest minors from `firstMinor` that
@@ -153,6 +170,9 @@ public enum DeliveryOutcome: Sendable, Equatable {
     case gone
     case retry(at: Date, error: String)
     case abandon(error: String)
+    /// The relay refused a message to the address for good: the message is abandoned, and the bike's address marked
+    /// failing if it is still that one (the owner's page says so), so nothing more goes to it.
+    case addressFailing(error: String)
 }
 
 public struct NotificationCounts: Sendable, Equatable, CustomStringConvertible {

@@ -29,8 +29,7 @@ struct VisitNotifications {
     /// The messages `sighting` owes the owner of `bike`, which is missing; none when it has no target.
     func owed(by sighting: SightingReport, bike: Bike, station: Station, now: Date) throws -> [Row] {
         try candidates(by: sighting, station: station, now: now).compactMap { candidate in
-            let target = candidate.channel == .webhook ? bike.webhookURL : bike.ntfyURL
-            guard candidate.due, let target else { return nil }
+            guard candidate.due, let target = bike.target(on: candidate.channel) else { return nil }
             return Row(
                 id: candidate.id, type: candidate.type, channel: candidate.channel, target: target,
                 payload: candidate.payload)
@@ -40,7 +39,7 @@ struct VisitNotifications {
     /// Every message a visit can owe a missing bike's owner, seen and left on each channel, before the bike's targets
     /// are known: `due` says whether this sighting owes it (left only on an exit; a message not due has no
     /// payload). A store that reads the bike in the statement that writes them keeps those due on a channel the
-    /// bike has a target for; four, always, in this order, so that statement is the same text every time.
+    /// bike has a target for; six, always, in this order, so that statement is the same text every time.
     func candidates(by sighting: SightingReport, station: Station, now: Date) throws -> [Candidate] {
         var candidates: [Candidate] = []
         for (type, at) in [(NotificationPayload.Kind.seen, sighting.firstSeen), (.left, sighting.lastSeen)] {
@@ -51,7 +50,7 @@ struct VisitNotifications {
                     type: type, timestamp: now, bikeId: sighting.bikeId, station: station, seenAt: at,
                     proximity: sighting.proximity, visitId: visitId, timesAsReceived: sighting.timesAsReceived
                 ).json() : ""
-            for channel in [PendingNotification.Channel.webhook, .ntfy] {
+            for channel in PendingNotification.Channel.allCases {
                 candidates.append(
                     Candidate(
                         id: Secrets.derivedID(prefix: "msg_", [visitId, type.rawValue, channel.rawValue]), type: type,

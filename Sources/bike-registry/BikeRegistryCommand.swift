@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeaconPOSIX
+import BikeRegistryMail
 import BikeRegistryServer
 import BikeRegistryStore
 import DaemonSupport
@@ -19,7 +20,10 @@ struct BikeRegistryCommand: AsyncParsableCommand {
             (--database postgres://…) that several servers may share.
             """,
         version: ReleaseVersion.current,
-        subcommands: [Serve.self, StationCommand.self, BeaconCommand.self, AbuseCommand.self, StatsCommand.self])
+        subcommands: [
+            Serve.self, StationCommand.self, BeaconCommand.self, AbuseCommand.self, StatsCommand.self,
+            CheckMailCommand.self,
+        ])
 }
 
 /// `--database`, shared by every command.
@@ -137,6 +141,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Notifications delivered at once; one endpoint holds at most one.") var deliveryLanes = 16
     @Option(help: "One delivery's whole deadline: lookup, connection, answer and its body.")
     var deliveryTimeout = DurationArgument(seconds: 15, "15s")
+    @OptionGroup(title: "E-mail to owners") var mail: MailOptions
     @Option(help: "trace, debug, info, notice, warning or error.") var logLevel = "info"
     @Option(
         help: ArgumentHelp(
@@ -180,6 +185,9 @@ struct Serve: AsyncParsableCommand {
         ] where !range.contains(value) {
             throw ValidationError("\(name) is \(range.lowerBound) to \(range.upperBound)")
         }
+        if mail.smtp != nil && publicURL == nil {
+            throw ValidationError("--smtp needs --public-url: every message carries a link to this registry")
+        }
         guard missingReminder.seconds < missingLapse.seconds else {
             throw ValidationError("--missing-reminder is shorter than --missing-lapse")
         }
@@ -216,6 +224,17 @@ struct Serve: AsyncParsableCommand {
         configuration.deliveryDeadline = deliveryTimeout.duration
         configuration.publicURL = publicURL.flatMap(PublicURL.checked)
         configuration.maximumConnections = connections(logger: logger)
+        // One message's exchange ends within the delivery's deadline, as a webhook's does.
+        if let relay = try mail.relay(timeout: .seconds(max(5, deliveryTimeout.seconds - 1))) {
+            configuration.mail = MailSettings(
+                relay: relay,
+                limits: EmailLimits(
+                    perBikePerDay: mail.confirmationsPerBikePerDay,
+                    perAddressPerDay: mail.confirmationsPerAddressPerDay))
+            logger.info("e-mail to owners through \(relay.url), from \(relay.from.address)")
+        } else {
+            logger.info("e-mail to owners is off: no --smtp relay, so the pages do not offer it")
+        }
         if registration == .open {
             logger.warning(
                 "open registration (--registration open): anyone may register a beacon that is not registered yet by its uuid, major and minor, which any scanner app shows, mark it missing and be told where its bike stops; use it only where beacons are handed out in person"

@@ -2,8 +2,8 @@ import ArgumentParser
 import BikeRegistryStore
 import Foundation
 
-/// `bike-registry stats`: what the missing reports came to, for the operator. Counts only: no bike, owner or
-/// report is named.
+/// `bike-registry stats`: what the missing reports came to, and how many owners' addresses there are, for the
+/// operator. Counts only: no bike, owner, address or report is named.
 struct StatsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats",
@@ -17,7 +17,9 @@ struct StatsCommand: AsyncParsableCommand {
     @OptionGroup var database: DatabaseOption
 
     func run() async throws {
-        let stats = try await database.with { try await $0.reportStats(now: Date()) }
+        let (stats, emails) = try await database.with { store in
+            (try await store.reportStats(now: Date()), try await store.emailCounts())
+        }
         let median = stats.medianToFirstSighting
         if json {
             let fields: [String: Any] = [
@@ -25,6 +27,9 @@ struct StatsCommand: AsyncParsableCommand {
                 "withdrawn": stats.withdrawn,
                 "medianSecondsToFirstSighting": median.map { Int($0.rounded()) } ?? NSNull(),
                 "recoveredSighted": stats.recoveredSighted,
+                "emailAddresses": [
+                    "confirmed": emails.confirmed, "unconfirmed": emails.unconfirmed, "failing": emails.failing,
+                ],
             ]
             try CommandOutput.printJSONLine(fields)
         } else {
@@ -33,6 +38,7 @@ struct StatsCommand: AsyncParsableCommand {
                 missing reports made \(stats.made): open \(stats.open), lapsed \(stats.lapsed), recovered \(stats.recovered), withdrawn \(stats.withdrawn)
                 median time from a report to its bike's first sighting: \(median.map(Self.readable) ?? "no report's bike has been sighted")
                 recovered bikes that had been sighted: \(stats.recoveredSighted) of \(stats.recovered)
+                owners' e-mail addresses: \(emails.confirmed) confirmed, \(emails.unconfirmed) not confirmed yet, \(emails.failing) failing
                 """)
         }
     }

@@ -118,6 +118,39 @@ public final class MailRelay: @unchecked Sendable {
         public func part(_ type: String) -> String? { parts.first { $0.contentType == type }?.content }
     }
 
+    /// The next `count` messages are answered 451 after their DATA, each kept in `deferred()`.
+    public func deferData(_ count: Int) throws {
+        try String(count).write(toFile: directory.file("defer-data"), atomically: true, encoding: .utf8)
+    }
+
+    /// The Message-IDs of the messages answered 451 after their DATA.
+    public func deferred() -> [String] {
+        let folder = directory.file("deferred")
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter {
+            $0.hasSuffix(".eml")
+        }
+        return names.sorted().compactMap { name in
+            let text = (try? String(contentsOfFile: folder + "/" + name, encoding: .utf8)) ?? ""
+            return text.components(separatedBy: "\r\n").first { $0.hasPrefix("Message-ID: ") }.map {
+                String($0.dropFirst("Message-ID: ".count))
+            }
+        }
+    }
+
+    /// How many messages were received so far (without parsing them).
+    public var count: Int {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory.file("spool"))) ?? []).filter {
+            $0.hasSuffix(".json")
+        }.count
+    }
+
+    /// The messages once at least `count` have arrived, or what arrived within `seconds`.
+    public func waitFor(_ count: Int, within seconds: Double = 30) async throws -> [Message] {
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        while self.count < count && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        return try messages()
+    }
+
     /// Every message received so far, oldest first.
     public func messages() throws -> [Message] {
         let reader = Process()

@@ -17,8 +17,10 @@ import Testing
     func message(to address: String, key: String = "msg_1") -> MailMessage {
         MailMessage(
             from: from, to: MailAddress(address)!, subject: "Your red Triumph was seen at Café Noir",
-            date: Date(timeIntervalSince1970: 1_795_795_200), messageKey: key, text: "Plain words, ünïcode.\nTwo lines.",
-            html: "<p>Plain words, <b>ünïcode</b>.</p>", unsubscribeURL: "https://registry.example.org/unsubscribe/u_abc")
+            date: Date(timeIntervalSince1970: 1_795_795_200), messageKey: key,
+            text: "Plain words, ünïcode.\nTwo lines.",
+            html: "<p>Plain words, <b>ünïcode</b>.</p>",
+            unsubscribeURL: "https://registry.example.org/unsubscribe/u_abc")
     }
 
     @Test func aMessageArrivesOverSTARTTLSWithAUTHWellFormed() async throws {
@@ -92,12 +94,15 @@ import Testing
     }
 
     @Test func theRelaysURLIsCheckedAtStart() throws {
-        #expect(try SMTPRelay(url: "smtp://mail.example.org:587", user: nil, password: nil, caFile: nil, from: from)
-            .security == .requiredSTARTTLS)
-        #expect(try SMTPRelay(url: "smtps://mail.example.org:465", user: nil, password: nil, caFile: nil, from: from)
-            .security == .implicitTLS)
-        #expect(try SMTPRelay(url: "smtp://[::1]:25", user: nil, password: nil, caFile: nil, from: from)
-            .security == .loopback)
+        #expect(
+            try SMTPRelay(url: "smtp://mail.example.org:587", user: nil, password: nil, caFile: nil, from: from)
+                .security == .requiredSTARTTLS)
+        #expect(
+            try SMTPRelay(url: "smtps://mail.example.org:465", user: nil, password: nil, caFile: nil, from: from)
+                .security == .implicitTLS)
+        #expect(
+            try SMTPRelay(url: "smtp://[::1]:25", user: nil, password: nil, caFile: nil, from: from)
+                .security == .loopback)
         for bad in ["http://mail.example.org", "mail.example.org:587", "smtp://user:pw@mail.example.org", "smtp://"] {
             #expect(throws: SMTPRelay.ConfigurationError.self) {
                 try SMTPRelay(url: bad, user: nil, password: nil, caFile: nil, from: from)
@@ -109,9 +114,10 @@ import Testing
     }
 
     @Test func addressesAreThePlainFormOnly() {
-        #expect(MailAddress("  Owner.Name+bikes@Example.ORG ")?.text == "Owner.Name+bikes@example.org")
+        #expect(MailAddress("Owner.Name+bikes@Example.ORG")?.text == "Owner.Name+bikes@example.org")
         for bad in [
-            "", "owner", "owner@", "@example.org", "owner@localhost", "a b@example.org", "owner@exa mple.org",
+            "", " owner@example.org", "owner", "owner@", "@example.org", "owner@localhost", "a b@example.org",
+            "owner@exa mple.org",
             "owner@example.org\r\nBcc: x@y.org", "\"quoted\"@example.org", "owner@[127.0.0.1]", "ówner@example.org",
             "owner@example..org", ".owner@example.org", "owner@-example.org", "a,b@example.org", "a<b@example.org",
         ] {

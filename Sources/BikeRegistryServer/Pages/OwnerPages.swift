@@ -1,3 +1,4 @@
+import BikeRegistryMail
 import BikeRegistryStore
 import Foundation
 import HTTPTypes
@@ -20,6 +21,9 @@ struct OwnerPages: Sendable {
     let sender: NotificationSender
     let snapshot: RegistrySnapshot
     let reports: MissingReportRules
+    /// The owner's address changes, shared with the API's; its `mail` is nil when e-mail is off.
+    let emails: EmailChanges
+    var mail: MailSettings? { emails.mail }
     let now: @Sendable () -> Date
     let region: (uuid: String, major: Int)
     /// `RegistryServerConfiguration.publicURL`, without a trailing slash.
@@ -190,6 +194,7 @@ struct OwnerPages: Sendable {
         }
         view.error = error
         view.tests = tests
+        view.mailOn = mail != nil
         return renderer.page("bike", view, status: status, isPrivate: true)
     }
 
@@ -246,6 +251,24 @@ struct OwnerPages: Sendable {
             }
             guard case .updated = try await database.update(id: bike.id, ownerToken: token, change) else { return gone }
             return Self.seeOther(path)
+        case "email":
+            let typed = (form["email"] ?? "").trimmingCharacters(in: .whitespaces)
+            let address = MailAddress(typed)
+            guard typed.isEmpty || address != nil else {
+                return try await show(
+                    bike, token: token, status: .badRequest,
+                    error:
+                        "The address was not saved: it is not one this registry can send to (local@domain.example, in ASCII)."
+                )
+            }
+            do {
+                try await emails.change(bikeId: bike.id, ownerToken: token, to: address, now: now())
+            } catch let refusal as HTTPError {
+                return try await show(
+                    bike, token: token, status: refusal.status,
+                    error: "The address was not saved: \(refusal.body ?? "refused").")
+            }
+            return Self.seeOther(path)
         case "test":
             return try await sendTest(bike, token: token)
         case "rotate":
@@ -274,11 +297,15 @@ struct OwnerPages: Sendable {
     /// Sends the owner's targets a test message now, through the worker's own sender, and shows what was sent.
     private func sendTest(_ bike: Bike, token: String) async throws -> Response {
         let channels: [(PendingNotification.Channel, String)] =
-            [(.ntfy, bike.ntfyURL), (.webhook, bike.webhookURL)].compactMap { channel, url in url.map { (channel, $0) }
+            [PendingNotification.Channel.ntfy, .webhook, .email].compactMap { channel in
+                bike.target(on: channel).map { (channel, $0) }
             }
         guard !channels.isEmpty else {
             return try await show(
-                bike, token: token, status: .badRequest, error: "Save an ntfy topic or a webhook first, then test it.")
+                bike, token: token, status: .badRequest,
+                error: mail == nil
+                    ? "Save an ntfy topic or a webhook first, then test it."
+                    : "Save an ntfy topic or a webhook first, or confirm an e-mail address, then test it.")
         }
         if let wait = tests.retryAfter(bike.id) {
             return try await show(
@@ -299,6 +326,7 @@ struct OwnerPages: Sendable {
                     case .delivered: outcome = "delivered"
                     case .gone: outcome = "not delivered: the address answered 410 (gone)"
                     case .retry(let failure, _): outcome = "not delivered: \(failure.shown)"
+                    case .refused(let failure): outcome = "not delivered: \(failure.shown)"
                     }
                     let sent: String
                     switch channel {
@@ -308,6 +336,9 @@ struct OwnerPages: Sendable {
                             message.headers.map { "\($0.0): \($0.1)" }.joined(separator: "\n") + "\n\n" + message.body
                     case .webhook:
                         sent = "webhook-id: \(notification.id)\nwebhook-signature: v1,…\n\n" + json
+                    case .email:
+                        let message = sender.mail?.composer.message(for: notification, bike: bike)
+                        sent = message.map { "Subject: \($0.subject)\n\n" + $0.text } ?? ""
                     }
                     return (index, .init(channel: channel.rawValue, target: target, outcome: outcome, sent: sent))
                 }

@@ -4,7 +4,7 @@
 enum PageTemplates {
     static let all: [String: String] = [
         "layout": layout, "register": register, "registered": registered, "bike": bike, "rotated": rotated,
-        "message": message, "found": found,
+        "message": message, "found": found, "mailLink": mailLink,
     ]
 
     static let layout = """
@@ -134,6 +134,15 @@ enum PageTemplates {
         <input id="webhook" name="webhook" type="url" value="{{webhook}}" maxlength="2048">
         <button type="submit">Save</button>
         </form>
+        {{#mailOn}}
+        <form method="post" action="{{path}}/email">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <label for="email">E-mail address (a message asks it to confirm first)</label>
+        <input id="email" name="email" type="email" value="{{email}}" maxlength="254" autocomplete="email">
+        {{#emailStatus}}<p id="email-status"{{#emailFailing}} class="error"{{/emailFailing}}>{{emailStatus}}</p>{{/emailStatus}}
+        <button type="submit" id="email-button">Save the address</button>
+        </form>
+        {{/mailOn}}
         <form method="post" action="{{path}}/test">
         <input type="hidden" name="csrf" value="{{csrf}}">
         <button type="submit" id="test-button">Send a test</button>
@@ -193,6 +202,19 @@ enum PageTemplates {
         <h1>{{heading}}</h1>
         <p id="message">{{text}}</p>
         <p><a href="{{back}}">{{backText}}</a></p>
+        {{/main}}
+        {{/layout}}
+        """
+
+    static let mailLink = """
+        {{<layout}}
+        {{$title}}{{heading}}{{/title}}
+        {{$main}}
+        <h1>{{heading}}</h1>
+        <p id="message">{{text}}</p>
+        <form method="post" action="{{action}}">
+        <button type="submit" id="mail-link-button">{{button}}</button>
+        </form>
         {{/main}}
         {{/layout}}
         """

@@ -72,6 +72,11 @@ struct BikeView: Sendable {
     var bike: Bike
     var ntfy: String
     var webhook: String
+    /// Whether the registry sends e-mail; the address and where it stands.
+    var mailOn = false
+    var email: String
+    var emailStatus: String?
+    var emailFailing: Bool
     var error: String?
     var tests: [TestResult] = []
     var sightings: [SightingRow]
@@ -85,6 +90,18 @@ struct BikeView: Sendable {
         self.bike = bike
         ntfy = bike.ntfyURL ?? ""
         webhook = bike.webhookURL ?? ""
+        email = bike.email?.address ?? ""
+        emailFailing = bike.email?.state == .failing
+        emailStatus = bike.email.map { email in
+            switch email.state {
+            case .unconfirmed:
+                "Not confirmed yet: open the link in the message sent to this address. Nothing else is sent to it until then."
+            case .confirmed: "Confirmed: every message about the bike goes to this address too."
+            case .failing:
+                "Failing: the mail relay refused a message to this address (\(email.failure ?? "no reason given")). "
+                    + "Nothing more is sent to it until it is saved again."
+            }
+        }
         self.sightings = sightings.prefix(limit).map { sighting in
             SightingRow(
                 iso: ISOTime.format(sighting.seenAt),
@@ -98,6 +115,15 @@ struct BikeView: Sendable {
         more = sightings.count > limit
         shown = limit
     }
+}
+
+/// A page with one button, for a link in a message: opening the link shows it, and only the button acts, so a mail
+/// scanner that fetches every link confirms or unsubscribes nothing.
+struct MailLinkView: Sendable {
+    var heading: String
+    var text: String
+    var action: String
+    var button: String
 }
 
 struct MessageView: Sendable {

@@ -19,6 +19,17 @@ public struct Bike: Sendable, Equatable {
     /// A finder reported its beacon as placed on them: its sightings tell its owner nothing until the operator
     /// restores it.
     public var paused = false
+    /// The owner's address for e-mail, and whether it is confirmed.
+    public var email: OwnerEmail?
+
+    /// Where a message on `channel` goes; nil when the bike has no target there (an address until it is confirmed).
+    public func target(on channel: PendingNotification.Channel) -> String? {
+        switch channel {
+        case .webhook: webhookURL
+        case .ntfy: ntfyURL
+        case .email: email?.state == .confirmed ? email?.address : nil
+        }
+    }
 }
 
 /// What an owner registers.

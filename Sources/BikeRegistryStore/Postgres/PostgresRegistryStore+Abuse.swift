@@ -39,7 +39,8 @@ extension PostgresRegistryStore {
                 """, logger: logger)
             try await Self.insert(
                 ReportNotice(type: .paused, timestamp: now, bikeId: bike.id, lapsesAt: nil), key: id,
-                webhook: bike.webhookURL, ntfy: bike.ntfyURL, now: now, connection: connection, logger: logger)
+                webhook: bike.webhookURL, ntfy: bike.ntfyURL, email: bike.target(on: .email), now: now,
+                connection: connection, logger: logger)
             return .recorded(id: id, paused: true)
         }
     }

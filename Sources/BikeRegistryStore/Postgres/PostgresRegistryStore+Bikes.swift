@@ -4,7 +4,8 @@ import PostgresNIO
 
 extension PostgresRegistryStore {
     static let bikeColumns =
-        "id, uuid, major, minor, make, model, colour, missing, webhookURL, ntfyURL, createdAt, webhookSecret, paused"
+        "id, uuid, major, minor, make, model, colour, missing, webhookURL, ntfyURL, createdAt, webhookSecret, paused, "
+        + "email, emailState, emailFailure, emailUnsubscribeKey"
 
     public func register(_ new: NewBike, now: Date) async throws -> RegisterOutcome {
         let record = NewBikeRecord(new)
@@ -122,5 +123,11 @@ extension Bike {
             webhookURL: webhookURL,
             ntfyURL: ntfyURL, createdAt: PostgresRegistryStore.date(createdAt), webhookSecret: webhookSecret,
             paused: paused)
+        // The address's columns, by name: the tuple above is as long as PostgresNIO's decode takes.
+        let columns = PostgresRandomAccessRow(row)
+        email = OwnerEmail(
+            address: try columns["email"].decode(String?.self), state: try columns["emailstate"].decode(String?.self),
+            failure: try columns["emailfailure"].decode(String?.self),
+            unsubscribeKey: try columns["emailunsubscribekey"].decode(String?.self))
     }
 }

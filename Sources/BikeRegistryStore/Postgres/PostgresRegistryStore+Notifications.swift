@@ -52,7 +52,21 @@ extension PostgresRegistryStore {
             try await connection.query(
                 "UPDATE notification SET abandonedAt = \(now), attempts = attempts + 1, lastError = \(error) WHERE id = \(notification.id)",
                 logger: logger)
+        case .addressFailing(let error):
+            try await connection.query(
+                """
+                UPDATE bike SET emailState = 'failing', emailFailure = \(error)
+                WHERE id = \(notification.bikeId) AND email = \(notification.target)
+                """, logger: logger)
+            try await connection.query(
+                """
+                UPDATE notification SET abandonedAt = \(now),
+                    attempts = attempts + CASE WHEN id = \(notification.id) THEN 1 ELSE 0 END, lastError = \(error)
+                WHERE bikeId = \(notification.bikeId) AND channel = 'email' AND target = \(notification.target)
+                    AND deliveredAt IS NULL AND abandonedAt IS NULL
+                """, logger: logger)
         case .gone:
+            // Only an HTTP endpoint answers 410.
             let column = notification.channel == .webhook ? "webhookURL" : "ntfyURL"
             try await connection.query(
                 "UPDATE bike SET \(unescaped: column) = NULL WHERE id = \(notification.bikeId) AND \(unescaped: column) = \(notification.target)",

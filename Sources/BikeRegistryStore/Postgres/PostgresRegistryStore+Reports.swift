@@ -126,7 +126,8 @@ extension PostgresRegistryStore {
                 """
                 SELECT r.id, r.bikeId, r.renewedAt, r.lapsesAt, r.reminderSentAt,
                            CASE WHEN b.paused THEN NULL ELSE b.webhookURL END AS webhookURL,
-                           CASE WHEN b.paused THEN NULL ELSE b.ntfyURL END AS ntfyURL
+                           CASE WHEN b.paused THEN NULL ELSE b.ntfyURL END AS ntfyURL,
+                           CASE WHEN NOT b.paused AND b.emailState = 'confirmed' THEN b.email END AS email
                 FROM missingReport r JOIN bike b ON b.id = r.bikeId
                 WHERE r.closedAt IS NULL AND r.lapsesAt - \(rules.reminder) <= \(at) ORDER BY r.lapsesAt
                 FOR UPDATE OF r SKIP LOCKED
@@ -134,8 +135,8 @@ extension PostgresRegistryStore {
             ).collect()
             var sweep = ReportSweep(reminded: 0, lapsed: 0)
             for row in due {
-                let (id, bikeId, renewedAt, lapsesAtSeconds, reminderSentAt, webhook, ntfy) = try row.decode(
-                    (String, String, Double, Double, Double?, String?, String?).self)
+                let (id, bikeId, renewedAt, lapsesAtSeconds, reminderSentAt, webhook, ntfy, email) = try row.decode(
+                    (String, String, Double, Double, Double?, String?, String?, String?).self)
                 let lapsesAt = Self.date(lapsesAtSeconds)
                 let lapsed = lapsesAt <= now
                 if !lapsed && reminderSentAt != nil { continue }
@@ -143,7 +144,8 @@ extension PostgresRegistryStore {
                     type: lapsed ? .lapsed : .lapsing, timestamp: now, bikeId: bikeId, lapsesAt: lapsesAt)
                 let key = lapsed ? id : MissingReport.reminderKey(id: id, renewedAt: Self.date(renewedAt))
                 try await Self.insert(
-                    notice, key: key, webhook: webhook, ntfy: ntfy, now: now, connection: connection, logger: logger)
+                    notice, key: key, webhook: webhook, ntfy: ntfy, email: email, now: now, connection: connection,
+                    logger: logger)
                 if lapsed {
                     try await connection.query(
                         """
@@ -165,10 +167,11 @@ extension PostgresRegistryStore {
 
     /// The notice's message on each of the bike's channels, kept once under `key`.
     static func insert(
-        _ notice: ReportNotice, key: String, webhook: String?, ntfy: String?, now: Date, connection: PostgresConnection,
+        _ notice: ReportNotice, key: String, webhook: String?, ntfy: String?, email: String?, now: Date,
+        connection: PostgresConnection,
         logger: Logger
     ) async throws {
-        for row in notice.rows(reportId: key, webhook: webhook, ntfy: ntfy) {
+        for row in notice.rows(reportId: key, webhook: webhook, ntfy: ntfy, email: email) {
             try await connection.query(
                 """
                 INSERT INTO notification (id, bikeId, visitId, type, channel, target, payload, createdAt, nextAttemptAt)

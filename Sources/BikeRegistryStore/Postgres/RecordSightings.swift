@@ -21,12 +21,12 @@ struct RecordSightings: PostgresPreparedStatement {
         ), owed AS (
             INSERT INTO notification (id, bikeId, visitId, type, channel, target, payload, createdAt, nextAttemptAt)
             SELECT candidate.id, bike.id, inserted.visitId, candidate.type, candidate.channel,
-                   CASE candidate.channel WHEN 'webhook' THEN bike.webhookURL ELSE bike.ntfyURL END, candidate.payload, $12, $12
+                   \(RegistrySchema.target(channel: "candidate.channel", bike: "bike")), candidate.payload, $12, $12
             FROM unnest($13::text[], $14::text[], $15::text[], $16::text[], $17::text[], $18::boolean[])
                 AS candidate (sightingId, id, type, channel, payload, due)
             JOIN inserted ON inserted.id = candidate.sightingId
             JOIN bike ON bike.id = inserted.bikeId AND bike.missing AND NOT bike.paused
-            WHERE candidate.due AND CASE candidate.channel WHEN 'webhook' THEN bike.webhookURL ELSE bike.ntfyURL END IS NOT NULL
+            WHERE candidate.due AND (\(RegistrySchema.target(channel: "candidate.channel", bike: "bike"))) IS NOT NULL
             ON CONFLICT DO NOTHING RETURNING visitId
         )
         SELECT posted.id, EXISTS (SELECT 1 FROM inserted WHERE inserted.id = posted.id),

@@ -64,8 +64,8 @@ public struct ReportNotice: Sendable, Equatable {
 
     /// The rows that carry it to each of the bike's targets: ids derived from the report, the type and the channel,
     /// so that a store keeps each once however often it decides it (the notification table's unique key).
-    func rows(reportId: String, webhook: String?, ntfy: String?) -> [Row] {
-        [(PendingNotification.Channel.webhook, webhook), (.ntfy, ntfy)].compactMap { channel, target in
+    func rows(reportId: String, webhook: String?, ntfy: String?, email: String?) -> [Row] {
+        [(PendingNotification.Channel.webhook, webhook), (.ntfy, ntfy), (.email, email)].compactMap { channel, target in
             guard let target else { return nil }
             return Row(
                 id: Secrets.derivedID(prefix: "msg_", [reportId, type.rawValue, channel.rawValue]), channel: channel,

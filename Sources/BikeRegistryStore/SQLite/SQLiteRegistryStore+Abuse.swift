@@ -39,7 +39,7 @@ extension SQLiteRegistryStore {
                 arguments: [Self.seconds(now), bike.id])
             try Self.insert(
                 ReportNotice(type: .paused, timestamp: now, bikeId: bike.id, lapsesAt: nil), key: id,
-                webhook: bike.webhookURL, ntfy: bike.ntfyURL, now: now, db: db)
+                webhook: bike.webhookURL, ntfy: bike.ntfyURL, email: bike.target(on: .email), now: now, db: db)
             return .recorded(id: id, paused: true)
         }
     }

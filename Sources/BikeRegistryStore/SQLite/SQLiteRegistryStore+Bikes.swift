@@ -103,6 +103,9 @@ extension Bike {
             model: row["model"],
             colour: row["colour"], missing: row["missing"], webhookURL: row["webhookURL"], ntfyURL: row["ntfyURL"],
             createdAt: SQLiteRegistryStore.date(row["createdAt"]), webhookSecret: row["webhookSecret"],
-            paused: row["paused"])
+            paused: row["paused"],
+            email: OwnerEmail(
+                address: row["email"], state: row["emailState"], failure: row["emailFailure"],
+                unsubscribeKey: row["emailUnsubscribeKey"]))
     }
 }

@@ -51,7 +51,18 @@ extension SQLiteRegistryStore {
             try db.execute(
                 sql: "UPDATE notification SET abandonedAt = ?, attempts = attempts + 1, lastError = ? WHERE id = ?",
                 arguments: [seconds(now), error, notification.id])
+        case .addressFailing(let error):
+            try db.execute(
+                sql: "UPDATE bike SET emailState = 'failing', emailFailure = ? WHERE id = ? AND email = ?",
+                arguments: [error, notification.bikeId, notification.target])
+            try db.execute(
+                sql: """
+                    UPDATE notification SET abandonedAt = ?, attempts = attempts + CASE WHEN id = ? THEN 1 ELSE 0 END, lastError = ?
+                    WHERE bikeId = ? AND channel = 'email' AND target = ? AND deliveredAt IS NULL AND abandonedAt IS NULL
+                    """,
+                arguments: [seconds(now), notification.id, error, notification.bikeId, notification.target])
         case .gone:
+            // Only an HTTP endpoint answers 410.
             let column = notification.channel == .webhook ? "webhookURL" : "ntfyURL"
             try db.execute(
                 sql: "UPDATE bike SET \(column) = NULL WHERE id = ? AND \(column) = ?",

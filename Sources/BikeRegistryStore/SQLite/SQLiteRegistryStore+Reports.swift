@@ -117,7 +117,8 @@ extension SQLiteRegistryStore {
                 sql: """
                     SELECT r.id, r.bikeId, r.renewedAt, r.lapsesAt, r.reminderSentAt,
                            CASE WHEN b.paused THEN NULL ELSE b.webhookURL END AS webhookURL,
-                           CASE WHEN b.paused THEN NULL ELSE b.ntfyURL END AS ntfyURL
+                           CASE WHEN b.paused THEN NULL ELSE b.ntfyURL END AS ntfyURL,
+                           CASE WHEN NOT b.paused AND b.emailState = 'confirmed' THEN b.email END AS email
                     FROM missingReport r JOIN bike b ON b.id = r.bikeId
                     WHERE r.closedAt IS NULL AND r.lapsesAt - ? <= ? ORDER BY r.lapsesAt
                     """,
@@ -132,7 +133,9 @@ extension SQLiteRegistryStore {
                 let notice = ReportNotice(
                     type: lapsed ? .lapsed : .lapsing, timestamp: now, bikeId: bikeId, lapsesAt: lapsesAt)
                 let key = lapsed ? id : MissingReport.reminderKey(id: id, renewedAt: Self.date(row["renewedAt"]))
-                try Self.insert(notice, key: key, webhook: row["webhookURL"], ntfy: row["ntfyURL"], now: now, db: db)
+                try Self.insert(
+                    notice, key: key, webhook: row["webhookURL"], ntfy: row["ntfyURL"], email: row["email"], now: now,
+                    db: db)
                 if lapsed {
                     try db.execute(
                         sql: "UPDATE missingReport SET closedAt = ?, outcome = ? WHERE id = ?",
@@ -152,9 +155,9 @@ extension SQLiteRegistryStore {
 
     /// The notice's message on each of the bike's channels, kept once under `key`.
     static func insert(
-        _ notice: ReportNotice, key: String, webhook: String?, ntfy: String?, now: Date, db: Database
+        _ notice: ReportNotice, key: String, webhook: String?, ntfy: String?, email: String?, now: Date, db: Database
     ) throws {
-        for row in notice.rows(reportId: key, webhook: webhook, ntfy: ntfy) {
+        for row in notice.rows(reportId: key, webhook: webhook, ntfy: ntfy, email: email) {
             try db.execute(
                 sql: """
                     INSERT INTO notification (id, bikeId, visitId, type, channel, target, payload, createdAt, nextAttemptAt)

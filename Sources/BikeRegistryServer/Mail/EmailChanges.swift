@@ -1,0 +1,44 @@
+import BikeRegistryMail
+import BikeRegistryStore
+import DaemonSupport
+import Foundation
+import Hummingbird
+
+/// An owner's change of address, as the API and the page both make it: refused when e-mail is off, 429 past the
+/// confirmation limits (with what the limit is), otherwise kept, with the confirmation owed.
+struct EmailChanges: Sendable {
+    let database: any RegistryStore
+    let mail: MailSettings?
+    /// Rung when a confirmation is owed, so the worker sends it now.
+    let doorbell: Doorbell
+
+    static let badAddress =
+        "notify.email is not an address this registry can send to: local@domain.example, in ASCII, at most 254 characters"
+    static let off = "notify.email: this registry sends no e-mail (its operator has configured no mail relay)"
+
+    func change(bikeId: String, ownerToken: String, to address: MailAddress?, now: Date) async throws {
+        guard let mail else {
+            if address == nil { return }
+            throw APIError.badRequest(Self.off)
+        }
+        switch try await database.changeEmail(
+            id: bikeId, ownerToken: ownerToken, to: address?.text, limits: mail.limits, now: now)
+        {
+        case .notOwner: throw APIError.notFound
+        case .bikeLimited:
+            throw HTTPError(
+                .tooManyRequests, headers: [.retryAfter: "86400"],
+                message:
+                    "a bike may send at most \(mail.limits.perBikePerDay) confirmation messages a day; try again tomorrow"
+            )
+        case .addressLimited:
+            throw HTTPError(
+                .tooManyRequests, headers: [.retryAfter: "86400"],
+                message:
+                    "this address has been sent \(mail.limits.perAddressPerDay) confirmation messages today; try again tomorrow"
+            )
+        case .confirmationOwed: doorbell.ring()
+        case .unchanged, .removed: return
+        }
+    }
+}

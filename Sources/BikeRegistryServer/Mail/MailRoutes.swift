@@ -1,0 +1,79 @@
+import BikeRegistryStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// The two links a message carries, each working with no owner token:
+/// - `/confirm/<code>`, from the confirmation message: the address gets the bike's messages from then on;
+/// - `/unsubscribe/<key>`, from every other message: the address is removed from the bike. A POST with
+///   `List-Unsubscribe=One-Click` is RFC 8058's one click, which a mail client sends for its own button.
+///
+/// Opening either link (GET) shows a page with one button, and only the POST acts: mail scanners fetch every link in
+/// a message, and must not confirm an address for someone who never saw it. The code and the key are in the path,
+/// never in a log (`RequestLog` writes `/confirm/-`, `/unsubscribe/-`).
+struct MailRoutes: Sendable {
+    let database: any RegistryStore
+    let now: @Sendable () -> Date
+    let renderer = PageRenderer()
+
+    func add<Context: RequestContext>(to router: Router<Context>) {
+        router.get("confirm/:code") { _, context in
+            guard Self.isLinkKey(context.parameters.get("code")) else { return notOurs }
+            return renderer.page(
+                "mailLink",
+                MailLinkView(
+                    heading: "Confirm this address",
+                    text:
+                        "Press the button to get the messages about this bike at this address. If you did not ask for "
+                        + "them, close this page: nothing more will be sent.",
+                    action: "/confirm/" + (context.parameters.get("code") ?? ""), button: "Confirm"),
+                isPrivate: true)
+        }
+        router.post("confirm/:code") { _, context in
+            let code = context.parameters.get("code") ?? ""
+            guard Self.isLinkKey(code), try await database.confirmEmail(code: code, now: now()) else {
+                return renderer.message(
+                    "This link confirms nothing",
+                    "It has expired (a link works for a day), been used already, or been replaced by a newer one. "
+                        + "Save the address again on the bike's page for a new link.",
+                    status: .notFound)
+            }
+            return renderer.message(
+                "Address confirmed", "Messages about the bike now come to this address too.", status: .ok)
+        }
+        router.get("unsubscribe/:key") { _, context in
+            guard Self.isLinkKey(context.parameters.get("key")) else { return notOurs }
+            return renderer.page(
+                "mailLink",
+                MailLinkView(
+                    heading: "Stop these messages",
+                    text: "Press the button and this address gets no more messages about the bike.",
+                    action: "/unsubscribe/" + (context.parameters.get("key") ?? ""), button: "Unsubscribe"),
+                isPrivate: true)
+        }
+        router.post("unsubscribe/:key") { _, context in
+            // The one-click POST's body (List-Unsubscribe=One-Click) says nothing the path does not.
+            let key = context.parameters.get("key") ?? ""
+            guard Self.isLinkKey(key), try await database.unsubscribeEmail(key: key, now: now()) else {
+                return renderer.message(
+                    "Nothing to unsubscribe", "This address gets no messages through this link any more.",
+                    status: .notFound)
+            }
+            return renderer.message(
+                "Unsubscribed", "This address gets no more messages about the bike.", status: .ok)
+        }
+    }
+
+    /// A code or key as the registry makes them (`Secrets.newToken`): 43 base64url characters.
+    static func isLinkKey(_ text: String?) -> Bool {
+        guard let text, text.utf8.count == 43 else { return false }
+        return text.utf8.allSatisfy { byte in
+            (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+        }
+    }
+
+    private var notOurs: Response {
+        renderer.message("Not found", "This is not a link the registry sends.", status: .notFound)
+    }
+}
