@@ -111,7 +111,9 @@ enum MailHeader {
 
     /// A value that must not carry anything but printable ASCII without spaces or angle brackets (a URL, a key).
     static func token(_ text: String) -> String {
-        String(String.UnicodeScalarView(text.unicodeScalars.filter { (0x21..<0x7f).contains($0.value) && $0 != "<" && $0 != ">" }))
+        String(
+            String.UnicodeScalarView(
+                text.unicodeScalars.filter { (0x21..<0x7f).contains($0.value) && $0 != "<" && $0 != ">" }))
     }
 
     /// RFC 5322's date-time in UTC: `Fri, 27 Nov 2026 16:05:09 +0000`.

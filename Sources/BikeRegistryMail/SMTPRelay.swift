@@ -50,7 +50,8 @@ public struct SMTPRelay: Sendable {
         }
         if user != nil && password == nil {
             throw ConfigurationError(
-                description: "--smtp-user needs a password: --smtp-password-file, or the systemd credential smtp-password")
+                description:
+                    "--smtp-user needs a password: --smtp-password-file, or the systemd credential smtp-password")
         }
         self.url = "\(scheme)://\(parsed.percentEncodedHost ?? host)\(parsed.port.map { ":\($0)" } ?? "")"
         self.host = host
@@ -63,8 +64,9 @@ public struct SMTPRelay: Sendable {
 
     static func isLoopback(_ host: String) -> Bool {
         let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-        return bare == "localhost" || bare == "::1" || bare.hasPrefix("127.")
-            && bare.split(separator: ".").count == 4 && bare.split(separator: ".").allSatisfy { UInt8($0) != nil }
+        return bare == "localhost" || bare == "::1"
+            || bare.hasPrefix("127.")
+                && bare.split(separator: ".").count == 4 && bare.split(separator: ".").allSatisfy { UInt8($0) != nil }
     }
 
     /// What came of handing a message to the relay.
@@ -130,7 +132,8 @@ public struct SMTPRelay: Sendable {
                 }
                 let result = curl_easy_perform(curl)
                 let reply = beacond_curl_response_code(curl)
-                let detail = errorBuffer.baseAddress.map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
+                let detail =
+                    errorBuffer.baseAddress.map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
                     ?? String(cString: curl_easy_strerror(result))
                 return Self.outcome(result: result, reply: reply, detail: detail)
             }

@@ -33,7 +33,16 @@ struct OwnerBrowserTests {
         let directory = try TemporaryDirectory("bike-registry-browser")
         defer { directory.remove() }
         let database = directory.file("registry.sqlite")
-        let registry = try await RegistryProcess.start(database: database, in: directory, registration: "claim-code")
+        let relay = try MailRelay()
+        let password = directory.file("smtp-password")
+        try "\(MailRelay.password)\n".write(toFile: password, atomically: true, encoding: .utf8)
+        let registry = try await RegistryProcess.start(
+            database: database, in: directory, registration: "claim-code",
+            arguments: [
+                "--public-url", "http://registry.test", "--smtp", relay.url, "--smtp-user", MailRelay.user,
+                "--smtp-password-file", password, "--smtp-ca-file", relay.caFile, "--mail-from",
+                "FindMyBike <noreply@registry.test>",
+            ])
         defer { registry.server.terminate() }
         let receiver = NotificationReceiver()
         try await receiver.start()
@@ -72,7 +81,7 @@ struct OwnerBrowserTests {
                 Self.script, "--base", registry.client.baseURL, "--webhook", receiver.url("/owner"), "--station",
                 station, "--station-key", registry.stationKey, "--screenshots", Self.screenshots, "--claim-code", code,
                 "--receiver", receiver.url(""), "--registry-binary", BeacondRun.registryBinary.path, "--database",
-                database,
+                database, "--mail-spool", relay.directory.file("spool"), "--email", "rider@example.com",
             ])
         let summary = journey.stdout.split(separator: "\n").last.flatMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
@@ -108,6 +117,13 @@ struct OwnerBrowserTests {
             #expect(!registry.server.stderr.contains(secret), "\(secret) in the server's log")
         }
         #expect(received.allSatisfy { $0.headers["webhook-signature"]?.hasPrefix("v1,") == true })
+        // By mail: the confirmation, the test, and the station's sighting once the address was confirmed.
+        let mail = try relay.messages()
+        #expect(mail.allSatisfy { $0.to == "rider@example.com" && $0.defects.isEmpty })
+        #expect(mail.first?.header("Subject") == "Confirm your address for bike-registry")
+        #expect(mail.contains { $0.header("Subject") == "A test message about your green Triumph Bonneville" })
+        #expect(mail.contains { $0.header("Subject") == "Your green Triumph Bonneville was seen at Ace Café" })
+        #expect(!registry.server.stderr.contains("rider@example.com"), "no address in the server's log")
 
         // The private links were never written to the log: their paths are logged without the token.
         let tokens = try #require(summary?["tokens"] as? [String])

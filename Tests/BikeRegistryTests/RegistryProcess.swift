@@ -10,30 +10,25 @@ struct RegistryProcess {
     let stationKey: String
     let notify: NotifyListener
 
-    /// - Parameter registration: `serve --registration`: open, so that tests of other things register by the beacon.
+    /// - Parameters:
+    ///   - registration: `serve --registration`: open, so that tests of other things register by the beacon.
+    ///   - listen: `serve --listen`: a port the kernel picks, or one a restarted server keeps.
+    ///   - arguments: more of `serve`'s options.
+    ///   - addStation: false for a server started again on a database that has its station.
     static func start(
-        database: String, in directory: TemporaryDirectory, station: String = "Ace Café", registration: String = "open"
+        database: String, in directory: TemporaryDirectory, station: String = "Ace Café", registration: String = "open",
+        listen: String = "127.0.0.1:0", arguments: [String] = [], addStation: Bool = true, name: String = "registry"
     ) async throws -> RegistryProcess {
-        let added = try await BeacondRun.run(
-            executable: BeacondRun.registryBinary.path,
-            [
-                "station", "add", station, "--latitude", "51.5412", "--longitude", "-0.2769", "--json", "--database",
-                database,
-            ])
-        guard added.status == 0,
-            let object = try JSONSerialization.jsonObject(with: Data(added.stdout.utf8)) as? [String: String],
-            object["name"] == station, let key = object["key"]
-        else { throw FixtureError("station add: \(added.status) \(added.stdout) \(added.stderr)") }
-
+        let key = addStation ? try await Self.addStation(station, database: database) : ""
         // As systemd runs it (Type=notify): READY=1 once it listens.
-        let notify = try NotifyListener(path: directory.file("notify.sock"))
+        let notify = try NotifyListener(path: directory.file("\(name)-notify.sock"))
         let server = try DaemonProcess(
             [
-                "serve", "--listen", "127.0.0.1:0", "--database", database, "--allow-private-webhooks",
+                "serve", "--listen", listen, "--database", database, "--allow-private-webhooks",
                 "--registration", registration,
-            ],
+            ] + arguments,
             executable: BeacondRun.registryBinary,
-            environment: ["NOTIFY_SOCKET": notify.path], logDirectory: directory.path, name: "registry")
+            environment: ["NOTIFY_SOCKET": notify.path], logDirectory: directory.path, name: name)
         var port: Int?
         for _ in 0..<200 where port == nil {
             port =
@@ -48,5 +43,20 @@ struct RegistryProcess {
         return RegistryProcess(
             server: server, client: RegistryClient(baseURL: "http://127.0.0.1:\(port)"), stationKey: key,
             notify: notify)
+    }
+
+    /// `station add`: the new station's key.
+    static func addStation(_ station: String, database: String) async throws -> String {
+        let added = try await BeacondRun.run(
+            executable: BeacondRun.registryBinary.path,
+            [
+                "station", "add", station, "--latitude", "51.5412", "--longitude", "-0.2769", "--json", "--database",
+                database,
+            ])
+        guard added.status == 0,
+            let object = try JSONSerialization.jsonObject(with: Data(added.stdout.utf8)) as? [String: String],
+            object["name"] == station, let key = object["key"]
+        else { throw FixtureError("station add: \(added.status) \(added.stdout) \(added.stderr)") }
+        return key
     }
 }

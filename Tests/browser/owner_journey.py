@@ -16,6 +16,9 @@ in --screenshots. The last line of stdout is a JSON summary for the calling test
 """
 
 import argparse
+import email
+import email.policy
+import glob
 import json
 import os
 import re
@@ -175,6 +178,9 @@ class Journey:
         self.expect(all(re.search(r'\bid="', i) for i in inputs) and ids <= labelled,
                     f"{name}: an input without a label: {sorted(ids - labelled)}")
         for form in re.findall(r"<form\b.*?</form>", html, re.S):
+            # A mail link's form posts to the link itself, whose code is the secret a forged post would need.
+            if re.search(r'action="/(confirm|unsubscribe)/', form):
+                continue
             self.expect('name="csrf"' in form, f"{name}: a form without a CSRF field")
         self.validate(name, html)
         self.checked.append({"page": name, "bytes": size})
@@ -186,6 +192,20 @@ class Journey:
                               capture_output=True, text=True)
         os.unlink(page.name)
         self.expect(said.returncode == 0, f"{name}: tidy: {said.stderr.strip()}")
+
+    def wait_mail(self, subject, count, seconds=30):
+        """The messages the test's relay received whose subject starts with `subject`, once there are `count`."""
+        deadline = time.time() + seconds
+        while True:
+            found = []
+            for name in sorted(glob.glob(os.path.join(self.arguments.mail_spool, "*.eml"))):
+                with open(name, "rb") as file:
+                    message = email.message_from_bytes(file.read(), policy=email.policy.default)
+                if str(message["Subject"]).startswith(subject):
+                    found.append(message)
+            if len(found) >= count or time.time() > deadline:
+                return found
+            time.sleep(0.1)
 
     def received(self, kind):
         """How many messages of this type the test's webhook has received."""
@@ -258,6 +278,29 @@ class Journey:
         self.expect(self.page_has("Test to webhook: delivered"), "the test delivered: " + self.text("main")[:300])
         self.expect("bike.test" in self.text("#test-result pre"), "the test shows what was sent")
         self.screenshot("bike-test-sent", posted=True)
+
+        # E-mail: the address, confirmed from the message the relay received, then a test that arrives.
+        self.fill("email", self.arguments.email)
+        self.click("#email-button")
+        self.expect(self.page_has("Not confirmed yet"), "the address waits for its confirmation")
+        self.screenshot("bike-email-unconfirmed")
+        confirmations = self.wait_mail("Confirm your address", 1)
+        self.expect(len(confirmations) == 1, "one confirmation message arrived")
+        if confirmations:
+            text = confirmations[0].get_body(preferencelist=("plain",)).get_content()
+            found = re.search(r"/confirm/[A-Za-z0-9_-]+", text)
+            self.expect(found is not None, f"the message has the link: {text}")
+            if found:
+                self.open(found.group(0))
+                self.screenshot("confirm")
+                self.click("#mail-link-button")
+                self.expect(self.page_has("Address confirmed"), "the address is confirmed")
+                self.screenshot("confirmed", posted=True)
+        self.open(path)
+        self.expect(self.page_has("Confirmed: every message"), "the bike's page says the address is confirmed")
+        self.click("#test-button")
+        self.expect(self.page_has("Test to email: delivered"), "the test mail delivered: " + self.text("main")[:300])
+        self.expect(len(self.wait_mail("A test message about", 1)) == 1, "the test message arrived by mail")
 
         self.fill("police_reference", "CAD 4321/27NOV")
         self.fill("police_force", "Metropolitan Police")
@@ -378,6 +421,8 @@ def main():
     parser.add_argument("--receiver", required=True, help="the test's webhook receiver's base, to count messages")
     parser.add_argument("--registry-binary", required=True, help="bike-registry, for the operator's commands")
     parser.add_argument("--database", required=True, help="the server's database, for the operator's commands")
+    parser.add_argument("--mail-spool", required=True, help="where the test's mail relay keeps what it receives")
+    parser.add_argument("--email", required=True, help="the owner's address")
     parser.add_argument("--chromium", default="/usr/bin/chromium")
     parser.add_argument("--chromedriver", default="/usr/bin/chromedriver")
     journey = Journey(parser.parse_args())
