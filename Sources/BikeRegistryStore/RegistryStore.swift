@@ -64,6 +64,8 @@ public protocol RegistryStore: Sendable {
     func emailCounts() async throws -> EmailCounts
     /// The bike, by id alone: for the mail worker, which needs its description and its address's unsubscribe key.
     func bike(id: String) async throws -> Bike?
+    /// The bike whose address's unsubscribe key this is: its messages' link to its sightings.
+    func bike(unsubscribeKey: String) async throws -> Bike?
 
     // MARK: Provisioned beacons (claim codes)
 

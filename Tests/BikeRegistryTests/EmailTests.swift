@@ -123,12 +123,21 @@ import Testing
         #expect(left?.part("text/plain")?.contains("last heard at 2026-11-27 10:20:00 UTC") == true)
         #expect(messageIDs.count == 2)
 
+        // The message's link to the bike's sightings: read-only, the times marked for the reader's zone.
+        let sightingsLink = try #require(Self.link("/seen/", in: seen?.part("text/plain")))
+        let sightingsPage = try await registry.request(.GET, sightingsLink)
+        #expect(sightingsPage.status == 200 && sightingsPage.body.contains("Ace Café"))
+        #expect(sightingsPage.body.contains("<time datetime=\"2026-11-27T10:00:00.000Z\">"), "\(sightingsPage.body)")
+        #expect(!sightingsPage.body.contains(bike.token) && !sightingsPage.body.contains("Rider.One"))
+        #expect(sightingsPage.headers.first(name: "Cache-Control") == "no-store")
+
         // One click, with no owner token: the address is gone, and the next visit tells it nothing.
         let unsubscribe = try #require(Self.link("/unsubscribe/", in: seen?.part("text/plain")))
         let clicked = try await registry.request(
             .POST, unsubscribe, headers: [("Content-Type", "application/x-www-form-urlencoded")],
             body: "List-Unsubscribe=One-Click")
         #expect(clicked.status == 200)
+        #expect(try await registry.request(.GET, sightingsLink).status == 404, "the link goes with the address")
         let after = try await registry.request(.GET, "/owner/bikes/\(bike.id)", bearer: bike.token)
         #expect((after.object["notify"] as? [String: Any])?["email"] is NSNull, "\(after.body)")
         let before = try await registry.database.notificationCounts()

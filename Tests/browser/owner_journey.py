@@ -330,6 +330,19 @@ class Journey:
             self.expect(times == sorted(times, reverse=True), "newest first")
         self.screenshot("bike-sighted")
         self.expect(self.wait_received("bike.seen", 1), "the owner was told of the station's sighting")
+        # And by mail, whose link shows the sightings read-only, in the reader's zone too.
+        mailed = self.wait_mail("Your green Triumph Bonneville was seen at", 1)
+        self.expect(len(mailed) >= 1, "the sighting arrived by mail")
+        if mailed:
+            found = re.search(r"/seen/[A-Za-z0-9_-]+", mailed[0].get_body(preferencelist=("plain",)).get_content())
+            self.expect(found is not None, "the message links to the sightings")
+            if found:
+                self.open(found.group(0))
+                self.expect(self.page_has("Ace Café"), "the sightings page shows the cafe")
+                shown = self.driver.find_element(By.CSS_SELECTOR, ".sighting time").text
+                self.expect("GMT+9" in shown, f"the mail's reader's zone: {shown}")
+                self.expect(len(self.driver.find_elements(By.ID, "missing-button")) == 0, "and changes nothing")
+                self.screenshot("seen")
 
         # A finder: the beacon was on their things. They learn only that it is registered and missing, and report it.
         self.open("/found")

@@ -18,17 +18,20 @@ struct MailComposer: Sendable {
     /// Nil when the notification's payload is not one this registry writes.
     func message(for notification: PendingNotification, bike: Bike?) -> MailMessage? {
         guard let to = MailAddress(notification.target) else { return nil }
-        let content: Content
+        var content: Content
         var unsubscribe: String?
         if let confirmation = EmailConfirmationNotice.decode(notification.payload) {
             content = confirm(confirmation)
         } else {
             guard let bike, let key = bike.email?.unsubscribeKey else { return nil }
             unsubscribe = publicURL + "/unsubscribe/" + key
+            let seen = publicURL + "/seen/" + key
             if let notice = ReportNotice.decode(notification.payload) {
                 content = report(notice, bike: bike)
             } else if let payload = try? NotificationPayload.decode(notification.payload) {
                 content = sighting(payload, bike: bike)
+                content.paragraphs.append("Every sighting of it, in your own time zone: \(seen)")
+                content.links.append(seen)
             } else {
                 return nil
             }
@@ -78,8 +81,7 @@ struct MailComposer: Sendable {
             + (payload.data.timesAsReceived == true
                 ? " (the station's clock was wrong: this is when the registry heard from it)" : "")
         let place = "\(station.name), at \(String(format: "%.5f, %.5f", station.latitude, station.longitude))"
-        let page =
-            "Your bike's page (the link you kept when you registered it) lists every sighting, in your own time zone."
+        let page = "To change anything, open the bike's own page, from the link you kept when you registered it."
         switch payload.type {
         case .seen:
             return Content(

@@ -3,7 +3,8 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 
-/// The two links a message carries, each working with no owner token:
+/// The links a message carries, each working with no owner token:
+/// - `/seen/<key>`, from every message but the confirmation: the bike's sightings, read-only, in the reader's zone;
 /// - `/confirm/<code>`, from the confirmation message: the address gets the bike's messages from then on;
 /// - `/unsubscribe/<key>`, from every other message: the address is removed from the bike. A POST with
 ///   `List-Unsubscribe=One-Click` is RFC 8058's one click, which a mail client sends for its own button.
@@ -40,6 +41,23 @@ struct MailRoutes: Sendable {
             }
             return renderer.message(
                 "Address confirmed", "Messages about the bike now come to this address too.", status: .ok)
+        }
+        router.get("seen/:key") { _, context in
+            let key = context.parameters.get("key") ?? ""
+            guard Self.isLinkKey(key), let bike = try await database.bike(unsubscribeKey: key) else {
+                return renderer.message(
+                    "This link shows nothing", "This address gets no messages about the bike any more.",
+                    status: .notFound)
+            }
+            let sightings = try await database.sightings(bikeId: bike.id, limit: OwnerPages.sightingsShown + 1)
+            return renderer.page(
+                "seen",
+                SeenView(
+                    heading: "Where the \(bike.colour) \(bike.make) \(bike.model) was heard",
+                    sightings: BikeView.rows(sightings, limit: OwnerPages.sightingsShown),
+                    hasSightings: !sightings.isEmpty, more: sightings.count > OwnerPages.sightingsShown,
+                    shown: OwnerPages.sightingsShown, unsubscribe: "/unsubscribe/" + key),
+                isPrivate: true)
         }
         router.get("unsubscribe/:key") { _, context in
             guard Self.isLinkKey(context.parameters.get("key")) else { return notOurs }

@@ -4,7 +4,7 @@
 enum PageTemplates {
     static let all: [String: String] = [
         "layout": layout, "register": register, "registered": registered, "bike": bike, "rotated": rotated,
-        "message": message, "found": found, "mailLink": mailLink,
+        "message": message, "found": found, "mailLink": mailLink, "seen": seen, "sightingList": sightingList,
     ]
 
     static let layout = """
@@ -159,19 +159,7 @@ enum PageTemplates {
         <h2 id="sightings">Where it was heard</h2>
         {{^sightings}}<p id="no-sightings">No station has heard it{{#bike.missing}} yet{{/bike.missing}}.</p>{{/sightings}}
         {{#hasSightings}}
-        <ol class="sightings">
-        {{#sightings}}
-        <li class="sighting">
-        <time datetime="{{iso}}">{{utc}}</time>
-        <span class="what">{{what}}</span> at <span class="cafe">{{cafe}}</span>, {{proximity}}
-        {{#asReceived}}<span class="clock-note">the station's clock was wrong; shown as received</span>{{/asReceived}}
-        <span class="place">{{latitude}}, {{longitude}}</span>
-        <a href="geo:{{latitude}},{{longitude}}">open in a map app</a>
-        <a href="https://www.openstreetmap.org/?mlat={{latitude}}&amp;mlon={{longitude}}#map=18/{{latitude}}/{{longitude}}" rel="noreferrer noopener">OpenStreetMap</a>
-        </li>
-        {{/sightings}}
-        </ol>
-        {{#more}}<p>The newest {{shown}} are shown.</p>{{/more}}
+        {{> sightingList}}
         {{/hasSightings}}
         </section>
         <section aria-labelledby="link">
@@ -202,6 +190,40 @@ enum PageTemplates {
         <h1>{{heading}}</h1>
         <p id="message">{{text}}</p>
         <p><a href="{{back}}">{{backText}}</a></p>
+        {{/main}}
+        {{/layout}}
+        """
+
+    /// A bike's sightings, newest first, as its page and the mail's reader's page list them.
+    static let sightingList = """
+        <ol class="sightings">
+        {{#sightings}}
+        <li class="sighting">
+        <time datetime="{{iso}}">{{utc}}</time>
+        <span class="what">{{what}}</span> at <span class="cafe">{{cafe}}</span>, {{proximity}}
+        {{#asReceived}}<span class="clock-note">the station's clock was wrong; shown as received</span>{{/asReceived}}
+        <span class="place">{{latitude}}, {{longitude}}</span>
+        <a href="geo:{{latitude}},{{longitude}}">open in a map app</a>
+        <a href="https://www.openstreetmap.org/?mlat={{latitude}}&amp;mlon={{longitude}}#map=18/{{latitude}}/{{longitude}}" rel="noreferrer noopener">OpenStreetMap</a>
+        </li>
+        {{/sightings}}
+        </ol>
+        {{#more}}<p>The newest {{shown}} are shown.</p>{{/more}}
+        """
+
+    static let seen = """
+        {{<layout}}
+        {{$title}}{{heading}}{{/title}}
+        {{$main}}
+        <h1>{{heading}}</h1>
+        <p>Where stations heard it, newest first, in your own time zone. Only the bike's owner can change anything, on its own page.</p>
+        {{^sightings}}<p id="no-sightings">No station has heard it.</p>{{/sightings}}
+        {{#hasSightings}}
+        {{> sightingList}}
+        {{/hasSightings}}
+        <form method="post" action="{{unsubscribe}}">
+        <button type="submit" id="mail-link-button">Stop these messages</button>
+        </form>
         {{/main}}
         {{/layout}}
         """

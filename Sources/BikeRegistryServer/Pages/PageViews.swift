@@ -102,7 +102,15 @@ struct BikeView: Sendable {
                     + "Nothing more is sent to it until it is saved again."
             }
         }
-        self.sightings = sightings.prefix(limit).map { sighting in
+        self.sightings = Self.rows(sightings, limit: limit)
+        hasSightings = !sightings.isEmpty
+        more = sightings.count > limit
+        shown = limit
+    }
+
+    /// The newest `limit` sightings as the pages list them.
+    static func rows(_ sightings: [OwnerSighting], limit: Int) -> [SightingRow] {
+        sightings.prefix(limit).map { sighting in
             SightingRow(
                 iso: ISOTime.format(sighting.seenAt),
                 utc: ISOTime.readable(sighting.seenAt),
@@ -111,10 +119,18 @@ struct BikeView: Sendable {
                 latitude: String(format: "%.5f", sighting.station.latitude),
                 longitude: String(format: "%.5f", sighting.station.longitude), asReceived: sighting.timesAsReceived)
         }
-        hasSightings = !sightings.isEmpty
-        more = sightings.count > limit
-        shown = limit
     }
+}
+
+/// `/seen/<key>`: the sightings of a bike for the reader of its messages, in their own time zone, read-only, by the
+/// key its address's messages carry (the bike's private link is not the registry's to send: it keeps only its hash).
+struct SeenView: Sendable {
+    var heading: String
+    var sightings: [BikeView.SightingRow]
+    var hasSightings: Bool
+    var more: Bool
+    var shown: Int
+    var unsubscribe: String
 }
 
 /// A page with one button, for a link in a message: opening the link shows it, and only the button acts, so a mail

@@ -105,6 +105,12 @@ extension PostgresRegistryStore {
         try await rows("SELECT \(unescaped: Self.bikeColumns) FROM bike WHERE id = \(id)").first.map(Bike.init(row:))
     }
 
+    public func bike(unsubscribeKey: String) async throws -> Bike? {
+        try await rows(
+            "SELECT \(unescaped: Self.bikeColumns) FROM bike WHERE emailUnsubscribeKey = \(unsubscribeKey)"
+        ).first.map(Bike.init(row:))
+    }
+
     /// Every message still owed to the bike's address goes no further.
     static func abandonEmail(bikeId: String, reason: String, now: Date, connection: PostgresConnection, logger: Logger)
         async throws

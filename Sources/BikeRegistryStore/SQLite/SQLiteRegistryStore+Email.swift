@@ -111,4 +111,11 @@ extension SQLiteRegistryStore {
             try Row.fetchOne(db, sql: "SELECT * FROM bike WHERE id = ?", arguments: [id]).map(Bike.init(row:))
         }
     }
+
+    public func bike(unsubscribeKey: String) async throws -> Bike? {
+        try await pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM bike WHERE emailUnsubscribeKey = ?", arguments: [unsubscribeKey])
+                .map(Bike.init(row:))
+        }
+    }
 }
