@@ -19,18 +19,29 @@ public struct BeacondRun: Sendable {
         self = try await Self.run(executable: Self.binary.path, arguments)
     }
 
-    /// Another program (`setpriv`, say, to run beacond as another user), waited for the same way.
-    public static func run(executable: String, _ arguments: [String]) async throws -> BeacondRun {
+    /// Another program (`setpriv`, say, to run beacond as another user), waited for the same way, with `environment`
+    /// added to the test's own.
+    public static func run(executable: String, _ arguments: [String], environment: [String: String] = [:])
+        async throws -> BeacondRun
+    {
         try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try BeacondRun(blocking: arguments, executable: executable) }) }
-                .start()
+            Thread {
+                continuation.resume(
+                    with: Result {
+                        try BeacondRun(blocking: arguments, executable: executable, environment: environment)
+                    })
+            }
+            .start()
         }
     }
 
-    private init(blocking arguments: [String], executable: String) throws {
+    private init(blocking arguments: [String], executable: String, environment: [String: String] = [:]) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out

@@ -16,9 +16,12 @@ public final class MailRelay: @unchecked Sendable {
     /// The authority that signed the relay's certificate.
     public let caFile: String
     public let directory: TemporaryDirectory
+    /// TLS from the first byte (smtps://) rather than STARTTLS.
+    public let implicitTLS: Bool
     private var process: Process?
 
-    public init() throws {
+    public init(implicitTLS: Bool = false) throws {
+        self.implicitTLS = implicitTLS
         directory = try TemporaryDirectory("beacond-mail")
         port = try LoopbackPort.free()
         caFile = directory.file("ca.pem")
@@ -51,19 +54,20 @@ public final class MailRelay: @unchecked Sendable {
         directory.remove()
     }
 
-    /// The relay's URL as bike-registry's --smtp takes it: STARTTLS on a port of its own.
-    public var url: String { "smtp://127.0.0.1:\(port)" }
+    /// The relay's URL as bike-registry's --smtp takes it: STARTTLS, or TLS from the start, on a port of its own.
+    public var url: String { (implicitTLS ? "smtps" : "smtp") + "://127.0.0.1:\(port)" }
 
     /// Starts the relay (again) and returns once it accepts connections.
     public func start() throws {
         guard process == nil else { return }
         let relay = Process()
         relay.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        relay.arguments = [
-            Fixtures.repositoryRoot.appendingPathComponent("Tests/mail/smtp-relay").path, "--port", String(port),
-            "--spool", directory.file("spool"), "--cert", directory.file("relay.pem"), "--key",
-            directory.file("relay.key"), "--user", Self.user, "--password", Self.password,
-        ]
+        relay.arguments =
+            [
+                Fixtures.repositoryRoot.appendingPathComponent("Tests/mail/smtp-relay").path, "--port", String(port),
+                "--spool", directory.file("spool"), "--cert", directory.file("relay.pem"), "--key",
+                directory.file("relay.key"), "--user", Self.user, "--password", Self.password,
+            ] + (implicitTLS ? ["--implicit-tls"] : [])
         relay.standardOutput = FileHandle.nullDevice
         relay.standardError = FileHandle(forWritingAtPath: "/dev/null")
         try relay.run()

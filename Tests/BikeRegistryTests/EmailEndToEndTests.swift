@@ -181,8 +181,27 @@ import Glibc
         let passing = try await BeacondRun.run(
             executable: BeacondRun.registryBinary.path, ["check-mail"] + options(right) + ["o@example.com"])
         #expect(passing.status == 0 && passing.stdout.contains("accepted a test message"), "\(passing.stderr)")
+        // The password as the systemd credential smtp-password, as the unit gives it.
+        let credentials = directory.file("credentials")
+        try FileManager.default.createDirectory(atPath: credentials, withIntermediateDirectories: true)
+        try "\(MailRelay.password)\n".write(toFile: credentials + "/smtp-password", atomically: true, encoding: .utf8)
+        let credential = try await BeacondRun.run(
+            executable: BeacondRun.registryBinary.path,
+            [
+                "check-mail", "--smtp", relay.url, "--smtp-user", MailRelay.user, "--smtp-ca-file", relay.caFile,
+                "--mail-from", "noreply@bikes.example.org", "o@example.com",
+            ], environment: ["CREDENTIALS_DIRECTORY": credentials])
+        #expect(credential.status == 0, "\(credential.stderr)")
         let received = try relay.messages()
-        #expect(received.count == 1 && received.first?.header("Subject") == "A test from bike-registry")
+        #expect(received.count == 2 && received.first?.header("Subject") == "A test from bike-registry")
+        // The operator counts addresses, and sees none.
+        let stats = try await BeacondRun.run(
+            executable: BeacondRun.registryBinary.path, ["stats", "--json", "--database", database])
+        let counts = try #require(
+            (try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any])?["emailAddresses"]
+                as? [String: Int], "\(stats.stdout) \(stats.stderr)")
+        #expect(counts == ["confirmed": 0, "unconfirmed": 1, "failing": 0])
+        #expect(!stats.stdout.contains("@"))
         let unverified = try await BeacondRun.run(
             executable: BeacondRun.registryBinary.path,
             [

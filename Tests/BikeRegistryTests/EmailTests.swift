@@ -285,4 +285,42 @@ import Testing
         #expect(try await registry.request(.DELETE, "/owner/bikes/\(mine.id)", bearer: mine.token).status == 204)
         #expect(try await registry.database.emailCounts() == EmailCounts(confirmed: 0, unconfirmed: 0, failing: 0))
     }
+
+    /// A report's reminder and a finder's pause go by mail too, each named for the bike.
+    @Test(arguments: StoreKind.allCases) func reportMessagesGoByMail(store: StoreKind) async throws {
+        let directory = try TemporaryDirectory("bike-registry-email-reports")
+        defer { directory.remove() }
+        let relay = try MailRelay()
+        let clock = TestTime()
+        let registry = try await Self.harness(store, directory, relay: relay, clock: clock)
+        defer { Task { await registry.stop() } }
+        let bike = try await registry.register(minor: 51)
+        #expect(
+            try await registry.request(
+                .PATCH, "/owner/bikes/\(bike.id)", bearer: bike.token,
+                body: #"{"missing":true,"notify":{"email":"rider@example.com"}}"#
+            ).status == 200)
+        let confirmation = try await relay.waitFor(1)
+        let confirm = try #require(Self.link("/confirm/", in: confirmation.first?.part("text/plain")))
+        #expect(try await registry.request(.POST, confirm).status == 200)
+
+        clock.advance(by: 27.1 * 86_400)
+        #expect(
+            try await registry.database.sweepReports(rules: MissingReportRules(), now: clock.read())
+                == ReportSweep(reminded: 1, lapsed: 0))
+        // Delivered before the pause, which abandons whatever the bike still owes.
+        #expect(try await relay.waitFor(2).count == 2)
+        #expect(
+            try await registry.request(.POST, "/beacons/\(FinderTests.region)/1/51/abuse").status == 202)
+        let all = try await relay.waitFor(3)
+        let subjects = all.dropFirst().compactMap { $0.header("Subject") }
+        #expect(
+            Set(subjects) == [
+                "The missing report for your green Triumph Bonneville lapses soon",
+                "Messages about your green Triumph Bonneville are paused",
+            ], "\(subjects)")
+        let reminder = all.first { $0.header("Subject")?.contains("lapses soon") == true }
+        #expect(reminder?.part("text/plain")?.contains("Still missing") == true)
+        #expect(reminder?.header("List-Unsubscribe") != nil && reminder?.defects.isEmpty == true)
+    }
 }

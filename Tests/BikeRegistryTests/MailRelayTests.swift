@@ -45,6 +45,17 @@ import Testing
         #expect(got.part("text/html") == "<p>Plain words, <b>ünïcode</b>.</p>")
     }
 
+    @Test func aRelayOnImplicitTLSTakesItToo() async throws {
+        let mail = try MailRelay(implicitTLS: true)
+        #expect(mail.url.hasPrefix("smtps://"))
+        let relay = try relay(mail)
+        #expect(relay.security == .implicitTLS)
+        let outcome = await relay.send(message(to: "owner@example.com"))
+        #expect(outcome == .accepted, "\(outcome)")
+        let received = try mail.messages()
+        #expect(received.count == 1 && received.first?.envelope.tls == true && received.first?.envelope.login != nil)
+    }
+
     @Test func aWrongPasswordIsTheRelaysRefusalNotTheAddresss() async throws {
         let mail = try MailRelay()
         let outcome = try await relay(mail, password: "wrong").send(message(to: "owner@example.com"))
