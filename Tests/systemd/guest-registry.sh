@@ -1,6 +1,7 @@
 # The real-systemd test's bike-registry part, sourced by guest.sh (its ok, fail, wait_for, json, show, advertising):
 # the registry's package installed with apt beside beacond, on its SQLite file and then on PostgreSQL; the café's
-# beacond reports to it, and the owner's webhook (receiver.py) is told, signed, that the bike was seen at the café.
+# beacond reports to it, and the owner's webhook (receiver.py) is told, signed, that the bike was seen at the café;
+# on SQLite the owner is also told by mail, through a relay in the guest (smtp-relay, the tests' aiosmtpd one).
 
 R=/usr/bin/bike-registry
 export REGISTRY_PORT=8180
@@ -61,6 +62,56 @@ sys.exit(0 if good else 1)' "$bike" "$label" || failures=$((failures + 1))
         && ok "$label: station list shows the café's beacond and its last sighting" || fail "$label: station list: $(sudo -u bike-registry $R station list --database "$database")"
     journalctl --no-pager -o cat -u bike-registry | grep -qF -e "$key" -e "$token" -e "${secret#whsec_}" -e "$code" \
         && fail "$label: a key, token, secret or claim code is in the registry's journal" || ok "$label: no key, token, secret or claim code in the registry's journal"
+    ROUND_BIKE=$bike ROUND_TOKEN=$token ROUND_KEY=$key
+}
+
+# mail_round: e-mail to the owner through a relay on loopback (aiosmtpd with STARTTLS and AUTH, its certificate made
+# on the host), the password given to the service as the systemd credential smtp-password; the owner confirms the
+# address from the message received, and a sighting of the bike (ROUND_BIKE, ROUND_KEY) reaches it by mail.
+mail_round() {
+    local spool=/srv/mail/spool password="vm relay password $(od -An -N6 -tx1 /dev/urandom | tr -d ' ')" started link answer
+    mkdir -p $spool /etc/bike-registry
+    python3 ./smtp-relay --port 2525 --spool $spool --cert relay.pem --key relay.key --user registry --password "$password" \
+        2> /tmp/relay.err & RELAY=$!
+    printf '%s\n' "$password" > /etc/bike-registry/smtp-password && chmod 0600 /etc/bike-registry/smtp-password
+    install -m 0644 relay.pem /etc/bike-registry/relay-ca.pem
+    printf '[Service]\nLoadCredential=smtp-password:/etc/bike-registry/smtp-password\nExecStart=\nExecStart=/usr/bin/bike-registry serve --listen 127.0.0.1:8180 --allow-private-webhooks --public-url http://127.0.0.1:8180 --smtp smtp://127.0.0.1:2525 --smtp-user registry --smtp-ca-file /etc/bike-registry/relay-ca.pem --mail-from "FindMyBike <noreply@vm.test>"\n' \
+        > /etc/systemd/system/bike-registry.service.d/test.conf
+    started=$(date +%s)
+    systemctl daemon-reload && systemctl restart bike-registry
+    wait_for '[ "$(systemctl is-active bike-registry)" = active ]' 30 && journal_since $started -u bike-registry | grep -q "e-mail to owners through smtp://127.0.0.1:2525" \
+        && ok "mail: bike-registry serves with the relay, its password the credential smtp-password" \
+        || { fail "mail: $(systemctl is-active bike-registry)"; journal_since $started -u bike-registry | tail -10; }
+    api PATCH "/owner/bikes/$ROUND_BIKE" "$ROUND_TOKEN" '{"notify":{"email":"rider@vm.test"}}' | grep -q '^200 ' \
+        && ok "mail: the owner saved an address" || fail "mail: could not save the address"
+    # mail SUBJECT: the text of the first message received whose subject starts so.
+    mail() { python3 -c '
+import email, email.policy, glob, sys
+for name in sorted(glob.glob(sys.argv[1] + "/*.eml")):
+    message = email.message_from_bytes(open(name, "rb").read(), policy=email.policy.default)
+    if str(message["Subject"]).startswith(sys.argv[2]) and str(message["To"]) == "rider@vm.test":
+        print(message.get_body(preferencelist=("plain",)).get_content()); break' $spool "$1"; }
+    wait_for '[ -n "$(mail "Confirm your address")" ]' 60 && ok "mail: the confirmation reached the relay over STARTTLS with AUTH" \
+        || { fail "mail: no confirmation"; cat /tmp/relay.err; journal_since $started -u bike-registry | tail -10; }
+    link=$(mail "Confirm your address" | grep -o '/confirm/[A-Za-z0-9_-]*' | head -1)
+    answer=$(python3 -c 'import sys, urllib.request; print(urllib.request.urlopen(urllib.request.Request("http://127.0.0.1:8180" + sys.argv[1], data=b"", method="POST"), timeout=10).status)' "$link" 2>&1)
+    [ "$answer" = 200 ] && ok "mail: the address confirmed from its link" || fail "mail: confirm $link: $answer"
+    now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+    python3 -c '
+import json, sys, urllib.request, uuid
+bike, key, at = sys.argv[1:4]
+sid = str(uuid.uuid4())
+body = {"bikeId": bike, "date": at, "latitude": 0, "longitude": 0, "sightingId": sid, "kind": "enter", "stationId": "vm",
+        "uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 1, "minor": 2, "firstSeen": at, "lastSeen": at, "count": 1,
+        "rssi": -60.0, "proximity": "near"}
+request = urllib.request.Request("http://127.0.0.1:8180/sightings", data=json.dumps(body).encode(), method="POST",
+                                 headers={"Authorization": "Bearer " + key, "Content-Type": "application/json", "Idempotency-Key": sid})
+urllib.request.urlopen(request, timeout=10)' "$ROUND_BIKE" "$ROUND_KEY" "$now" 2> /tmp/sighting.err || fail "mail: sighting: $(tail -2 /tmp/sighting.err)"
+    wait_for '[ -n "$(mail "Your red Honda CB500 was seen at VM Café")" ]' 60 \
+        && ok "mail: the station's sighting reached the owner by mail" || { fail "mail: no sighting by mail"; ls $spool; }
+    journalctl --no-pager -o cat -u bike-registry | grep -qF -e "rider@vm.test" -e "$password" \
+        && fail "mail: an address or the relay's password is in the journal" || ok "mail: no address and no password in the journal"
+    kill $RELAY 2> /dev/null
 }
 
 # ---------------------------------------------------------------------------------------------------- install
@@ -97,6 +148,7 @@ printf '[Service]\nExecStart=\nExecStart=/usr/bin/bike-registry serve --listen 1
 systemctl daemon-reload && systemctl restart bike-registry
 wait_for '[ "$(systemctl is-active bike-registry)" = active ]' 30 || fail "bike-registry: not active after the drop-in"
 registry_round /var/lib/bike-registry/registry.sqlite "bike-registry on SQLite"
+mail_round
 
 started=$(date +%s.%N)
 systemctl stop bike-registry
