@@ -43,7 +43,9 @@ public enum RegistryApplication {
             database: database, registrar: registrar, requests: ownerRequests, targets: targets,
             snapshot: snapshot, reports: configuration.missingReports, emails: emails, now: configuration.now
         ).add(to: router)
-        MailRoutes(database: database, now: configuration.now).add(to: router)
+        MailRoutes(
+            database: database, links: RateLimiter(perMinute: configuration.mailLinksPerMinute), now: configuration.now
+        ).add(to: router)
         let finder = Finder(
             database: database, lookups: RateLimiter(perMinute: configuration.beaconLookupsPerMinute),
             reports: DailyCounts(limit: configuration.abuseReportsPerDay), doorbell: doorbell, now: configuration.now)

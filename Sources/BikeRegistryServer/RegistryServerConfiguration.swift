@@ -60,6 +60,8 @@ public struct RegistryServerConfiguration: Sendable {
     /// E-mail to owners, through the operator's relay (`--smtp`); nil keeps it off. Needs `publicURL`: every message
     /// carries a link.
     public var mail: MailSettings?
+    /// Requests for a message's links (confirm, unsubscribe, sightings) per network per minute.
+    public var mailLinksPerMinute = 60
     /// "Send a test" on a bike's page, per bike per minute.
     public var testsPerMinute = 6
 

@@ -130,6 +130,8 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Wrong claim codes one network may send in a day before it may not register until that day is over.")
     var wrongClaimCodesPerDay = 10
     @Option(help: "Beacon lookups (Found a beacon?) one network may make per minute.") var beaconLookupsPerMinute = 30
+    @Option(help: "Requests for a message's links (confirm, unsubscribe, sightings) one network may make per minute.")
+    var mailLinksPerMinute = 60
     @Option(help: "Reports of a beacon placed without consent one network may make per day.")
     var abuseReportsPerDay = 5
     @Option(help: "Requests one station key, or one owner token, may make per minute.") var requestsPerMinute = 600
@@ -177,6 +179,7 @@ struct Serve: AsyncParsableCommand {
             ("--wrong-claim-codes-per-day", wrongClaimCodesPerDay, 1...1_000_000_000),
             ("--beacon-lookups-per-minute", beaconLookupsPerMinute, 1...1_000_000_000),
             ("--abuse-reports-per-day", abuseReportsPerDay, 1...1_000_000_000),
+            ("--mail-links-per-minute", mailLinksPerMinute, 1...1_000_000_000),
             ("--max-connections", maxConnections, 16...1_000_000), ("--delivery-lanes", deliveryLanes, 1...1_000),
             ("--request-head-timeout", requestHeadTimeout.seconds, 1...3_600),
             ("--idle-timeout", idleTimeout.seconds, 1...86_400),
@@ -216,6 +219,7 @@ struct Serve: AsyncParsableCommand {
         configuration.wrongClaimCodesPerDay = wrongClaimCodesPerDay
         configuration.beaconLookupsPerMinute = beaconLookupsPerMinute
         configuration.abuseReportsPerDay = abuseReportsPerDay
+        configuration.mailLinksPerMinute = mailLinksPerMinute
         configuration.missingReports = MissingReportRules(
             lapse: TimeInterval(missingLapse.seconds), reminder: TimeInterval(missingReminder.seconds))
         configuration.requestHeadTimeout = requestHeadTimeout.duration

@@ -241,6 +241,29 @@ import Testing
         #expect(bad.status == 400)
         let page = try await registry.request(.GET, "/my/\(bike.id)/\(bike.token)")
         #expect(page.status == 200 && !page.body.contains("id=\"email\""))
+        // An address kept from when the registry had a relay can still be removed.
+        let kept = try await registry.database.changeEmail(
+            id: bike.id, ownerToken: bike.token, to: "kept@example.com", limits: EmailLimits(), now: Date())
+        guard case .confirmationOwed = kept else {
+            Issue.record("\(kept)")
+            return
+        }
+        let removed = try await registry.request(
+            .PATCH, "/owner/bikes/\(bike.id)", bearer: bike.token, body: #"{"notify":{"email":null}}"#)
+        #expect(removed.status == 200 && Self.email(removed) == nil && removed.body.contains(#""email":null"#))
+    }
+
+    @Test func aMessagesLinksAreLimitedPerNetwork() async throws {
+        let directory = try TemporaryDirectory("bike-registry-email-links")
+        defer { directory.remove() }
+        let registry = try await RegistryHarness(.sqlite, directory: directory.path) { $0.mailLinksPerMinute = 3 }
+        defer { Task { await registry.stop() } }
+        let key = String(repeating: "A", count: 43)
+        for path in ["/seen/\(key)", "/unsubscribe/\(key)", "/confirm/\(key)"] {
+            #expect(try await registry.request(.GET, path).status != 429)
+        }
+        let limited = try await registry.request(.POST, "/confirm/\(key)")
+        #expect(limited.status == 429 && limited.headers.first(name: "Retry-After") != nil)
     }
 
     /// The access matrix over the address: only its owner's token reads or changes it; a station's list, another

@@ -17,25 +17,24 @@ struct EmailChanges: Sendable {
     static let off = "notify.email: this registry sends no e-mail (its operator has configured no mail relay)"
 
     func change(bikeId: String, ownerToken: String, to address: MailAddress?, now: Date) async throws {
-        guard let mail else {
-            if address == nil { return }
-            throw APIError.badRequest(Self.off)
-        }
+        // An address may always be removed, even one kept from before the relay was taken away.
+        guard mail != nil || address == nil else { throw APIError.badRequest(Self.off) }
+        let limits = mail?.limits ?? EmailLimits()
         switch try await database.changeEmail(
-            id: bikeId, ownerToken: ownerToken, to: address?.text, limits: mail.limits, now: now)
+            id: bikeId, ownerToken: ownerToken, to: address?.text, limits: limits, now: now)
         {
         case .notOwner: throw APIError.notFound
         case .bikeLimited:
             throw HTTPError(
                 .tooManyRequests, headers: [.retryAfter: "86400"],
                 message:
-                    "a bike may send at most \(mail.limits.perBikePerDay) confirmation messages a day; try again tomorrow"
+                    "a bike may send at most \(limits.perBikePerDay) confirmation messages a day; try again tomorrow"
             )
         case .addressLimited:
             throw HTTPError(
                 .tooManyRequests, headers: [.retryAfter: "86400"],
                 message:
-                    "this address has been sent \(mail.limits.perAddressPerDay) confirmation messages today; try again tomorrow"
+                    "this address has been sent \(limits.perAddressPerDay) confirmation messages today; try again tomorrow"
             )
         case .confirmationOwed: doorbell.ring()
         case .unchanged, .removed: return

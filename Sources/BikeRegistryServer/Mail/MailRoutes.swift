@@ -14,11 +14,14 @@ import Hummingbird
 /// never in a log (`RequestLog` writes `/confirm/-`, `/unsubscribe/-`).
 struct MailRoutes: Sendable {
     let database: any RegistryStore
+    /// Requests for any of these links, per network per minute: each well-formed one is a lookup in the database.
+    let links: RateLimiter<String>
     let now: @Sendable () -> Date
     let renderer = PageRenderer()
 
-    func add<Context: RequestContext>(to router: Router<Context>) {
+    func add<Context: RemoteAddressRequestContext>(to router: Router<Context>) {
         router.get("confirm/:code") { _, context in
+            if let limited = limited(context) { return limited }
             guard Self.isLinkKey(context.parameters.get("code")) else { return notOurs }
             return renderer.page(
                 "mailLink",
@@ -31,6 +34,7 @@ struct MailRoutes: Sendable {
                 isPrivate: true)
         }
         router.post("confirm/:code") { _, context in
+            if let limited = limited(context) { return limited }
             let code = context.parameters.get("code") ?? ""
             guard Self.isLinkKey(code), try await database.confirmEmail(code: code, now: now()) else {
                 return renderer.message(
@@ -43,6 +47,7 @@ struct MailRoutes: Sendable {
                 "Address confirmed", "Messages about the bike now come to this address too.", status: .ok)
         }
         router.get("seen/:key") { _, context in
+            if let limited = limited(context) { return limited }
             let key = context.parameters.get("key") ?? ""
             guard Self.isLinkKey(key), let bike = try await database.bike(unsubscribeKey: key) else {
                 return renderer.message(
@@ -60,6 +65,7 @@ struct MailRoutes: Sendable {
                 isPrivate: true)
         }
         router.get("unsubscribe/:key") { _, context in
+            if let limited = limited(context) { return limited }
             guard Self.isLinkKey(context.parameters.get("key")) else { return notOurs }
             return renderer.page(
                 "mailLink",
@@ -70,6 +76,7 @@ struct MailRoutes: Sendable {
                 isPrivate: true)
         }
         router.post("unsubscribe/:key") { _, context in
+            if let limited = limited(context) { return limited }
             // The one-click POST's body (List-Unsubscribe=One-Click) says nothing the path does not.
             let key = context.parameters.get("key") ?? ""
             guard Self.isLinkKey(key), try await database.unsubscribeEmail(key: key, now: now()) else {
@@ -93,5 +100,15 @@ struct MailRoutes: Sendable {
 
     private var notOurs: Response {
         renderer.message("Not found", "This is not a link the registry sends.", status: .notFound)
+    }
+
+    /// The page that says to wait, when the request's network is over its limit.
+    private func limited(_ context: some RemoteAddressRequestContext) -> Response? {
+        guard let wait = links.retryAfter(RegistrationLimits.network(of: OwnerRoutes.address(context))) else {
+            return nil
+        }
+        return renderer.message(
+            "Too many requests", "Try again in \(wait) s.", status: .tooManyRequests,
+            extraHeaders: [.retryAfter: String(wait)])
     }
 }
