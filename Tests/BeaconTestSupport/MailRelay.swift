@@ -127,6 +127,17 @@ public final class MailRelay: @unchecked Sendable {
         try String(count).write(toFile: directory.file("defer-data"), atomically: true, encoding: .utf8)
     }
 
+    /// Each message is kept, then its 250 waits `seconds` (nil: none): a client that dies meanwhile never hears it
+    /// was taken.
+    public func delayReplies(_ seconds: Double?) throws {
+        let file = directory.file("delay-data")
+        if let seconds {
+            try String(seconds).write(toFile: file, atomically: true, encoding: .utf8)
+        } else {
+            try? FileManager.default.removeItem(atPath: file)
+        }
+    }
+
     /// The Message-IDs of the messages answered 451 after their DATA.
     public func deferred() -> [String] {
         let folder = directory.file("deferred")

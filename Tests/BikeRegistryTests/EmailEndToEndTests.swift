@@ -11,7 +11,7 @@ import Glibc
 
 /// Issue 39 on the whole system: `bike-registry serve` as its own process with a real relay (aiosmtpd, STARTTLS and
 /// AUTH), owners confirming their addresses from the messages they receive, and the real `beacond` replaying the
-/// café capture. The relay is down through the replay and a while after; when it is back the registry is killed
+/// café capture. The relay is down for a minute, through the replay; when it is back the registry is killed
 /// with SIGKILL while mail is in flight, and started again. Every visit of the capture's ground truth reaches its
 /// owner once as seen and once as left, nothing is lost, and a message is received twice only when the relay took
 /// it and the registry died before it could write so (SMTP's own at-least-once), with the same Message-ID.
@@ -51,8 +51,9 @@ import Glibc
             #expect(try await registry.request(.POST, link).status == 200)
         }
 
-        // The relay goes away; the station replays the café.
+        // The relay goes away for a minute; the station replays the café meanwhile.
         relay.stop()
+        let outage = ContinuousClock.now
         let keyFile = directory.file("api-key")
         try "\(process.stationKey)\n".write(toFile: keyFile, atomically: true, encoding: .utf8)
         try "".write(toFile: directory.file("empty.conf"), atomically: true, encoding: .utf8)
@@ -70,17 +71,23 @@ import Glibc
         }
         let visits = truth.filter { $0["kind"] as? String == "enter" && $0["minor"] as? Int != 104 }
         let expected = visits.count * 2
-        // Down for a while yet: every message's first attempt fails, and is retried (5 s, then 10 s later).
-        try await Task.sleep(for: .seconds(8))
+        // Down for the rest of the minute: every message's attempts fail, and are retried (5 s, 10 s, 20 s… later).
+        try await Task.sleep(until: outage + .seconds(60), clock: .continuous)
         #expect(relay.count == 9, "nothing reached a relay that is down")
 
-        // Back; once some of the mail has been taken, the registry dies with the rest in flight, and is started
-        // again on the same database and port.
+        // Back, and slow to answer (each message kept, then its 250 a second later); once some of the mail has been
+        // taken, the registry dies with the rest in flight, and is started again on the same database and port.
+        try relay.delayReplies(1)
         try relay.start()
-        _ = try await relay.waitFor(9 + 3, within: 60)
+        _ = try await relay.waitFor(9 + 1, within: 90)
         kill(process.server.process.processIdentifier, SIGKILL)
         _ = await process.server.waitForExit(seconds: 10)
-        let takenBeforeTheCrash = relay.count - 9
+        try relay.delayReplies(nil)
+        // What the relay holds of the dead registry's mail (kept before its 250 was sent), once it has read what was
+        // on its way when the registry died.
+        try await Task.sleep(for: .milliseconds(500))
+        let heldAtTheCrash = Set(try relay.messages().dropFirst(9).compactMap { $0.header("Message-ID") })
+        let takenBeforeTheCrash = heldAtTheCrash.count
         process = try await RegistryProcess.start(
             database: database, in: directory, listen: "127.0.0.1:\(port)", arguments: mail, addStation: false,
             name: "registry-again")
@@ -97,7 +104,8 @@ import Glibc
         // A duplicate is SMTP's own: the relay answered 250 and the registry was killed before it wrote so. At most
         // one a delivery lane, and the same bytes under the same Message-ID.
         #expect(duplicates <= 16, "\(duplicates) received twice")
-        for copies in byID.values where copies.count > 1 {
+        for (id, copies) in byID where copies.count > 1 {
+            #expect(copies.count == 2 && heldAtTheCrash.contains(id), "\(id): only what the relay held at the crash")
             #expect(Set(copies.map { $0.part("text/plain") ?? "" }).count == 1)
         }
         print(
