@@ -15,6 +15,8 @@ public final class MailRelay: @unchecked Sendable {
     public let port: Int
     /// The authority that signed the relay's certificate.
     public let caFile: String
+    private let relayCertificate: String
+    private let relayKey: String
     public let directory: TemporaryDirectory
     /// TLS from the first byte (smtps://) rather than STARTTLS.
     public let implicitTLS: Bool
@@ -24,20 +26,37 @@ public final class MailRelay: @unchecked Sendable {
         self.implicitTLS = implicitTLS
         directory = try TemporaryDirectory("beacond-mail")
         port = try LoopbackPort.free()
-        caFile = directory.file("ca.pem")
         try FileManager.default.createDirectory(atPath: directory.file("spool"), withIntermediateDirectories: true)
-        let d = directory.path
+        let certificates = try Self.certificates.get()
+        caFile = certificates + "/ca.pem"
+        relayCertificate = certificates + "/relay.pem"
+        relayKey = certificates + "/relay.key"
+        try start()
+    }
+
+    deinit {
+        stop()
+        directory.remove()
+    }
+
+    /// One authority and one certificate for 127.0.0.1 for every relay of the test process, made once (P-256 keys,
+    /// which take no time to make, unlike RSA's, whose making beside a suite that measures latency held it up), in a
+    /// directory left for the system's temporary files to clear.
+    private static let certificates = Result<String, any Error> {
+        let directory = try TemporaryDirectory("beacond-mail-certificates")
         let shell = Process()
         shell.executableURL = URL(fileURLWithPath: "/bin/sh")
         shell.arguments = [
             "-c",
             """
             set -e
-            cd '\(d)'
-            openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=beacond-mail-ca -keyout ca.key -out ca.pem
-            openssl req -newkey rsa:2048 -nodes -subj /CN=127.0.0.1 -keyout relay.key -out relay.csr
+            cd '\(directory.path)'
+            openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj /CN=beacond-mail-ca \\
+                -keyout ca.key -out ca.pem
+            openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj /CN=127.0.0.1 -keyout relay.key \\
+                -out relay.csr
             printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\\n' > relay.ext
-            openssl x509 -req -in relay.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 1 -extfile relay.ext \\
+            openssl x509 -req -in relay.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 -extfile relay.ext \\
                 -out relay.pem
             """,
         ]
@@ -45,13 +64,8 @@ public final class MailRelay: @unchecked Sendable {
         shell.standardError = FileHandle.nullDevice
         try shell.run()
         shell.waitUntilExit()
-        guard shell.terminationStatus == 0 else { throw FixtureError("the relay's certificate was not made") }
-        try start()
-    }
-
-    deinit {
-        stop()
-        directory.remove()
+        guard shell.terminationStatus == 0 else { throw FixtureError("the relays' certificate was not made") }
+        return directory.path
     }
 
     /// The relay's URL as bike-registry's --smtp takes it: STARTTLS, or TLS from the start, on a port of its own.
@@ -65,16 +79,19 @@ public final class MailRelay: @unchecked Sendable {
         relay.arguments =
             [
                 Fixtures.repositoryRoot.appendingPathComponent("Tests/mail/smtp-relay").path, "--port", String(port),
-                "--spool", directory.file("spool"), "--cert", directory.file("relay.pem"), "--key",
-                directory.file("relay.key"), "--user", Self.user, "--password", Self.password,
+                "--spool", directory.file("spool"), "--cert", relayCertificate, "--key", relayKey, "--user",
+                Self.user, "--password", Self.password,
             ] + (implicitTLS ? ["--implicit-tls"] : [])
         relay.standardOutput = FileHandle.nullDevice
-        relay.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        _ = FileManager.default.createFile(atPath: directory.file("relay.err"), contents: nil)
+        relay.standardError = FileHandle(forWritingAtPath: directory.file("relay.err"))
         try relay.run()
         process = relay
         let deadline = Date().addingTimeInterval(20)
         while !LoopbackPort.accepts(port) {
-            guard relay.isRunning, Date() < deadline else { throw FixtureError("the mail relay did not start") }
+            guard relay.isRunning, Date() < deadline else {
+                throw FixtureError("the mail relay did not start: \(GrowingFile.text(directory.file("relay.err")))")
+            }
             usleep(10_000)
         }
     }
