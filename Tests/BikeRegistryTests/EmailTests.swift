@@ -10,7 +10,14 @@ import Testing
 /// Issue 39: e-mail to owners, through a real relay on loopback (aiosmtpd with STARTTLS and AUTH required), every
 /// message read back through Python's MIME parser. Double opt-in, the messages and their headers, one-click
 /// unsubscribe, the limits on confirmations, a refused address, and a relay that defers: on both stores.
-@Suite struct EmailTests {
+///
+/// Sixteen servers, each with a PostgreSQL database or a SQLite file and a relay of its own, started together beside
+/// the whole instrumented suite, left the suites beside them waiting past their deadlines for PostgreSQL connections
+/// (CI's ThreadSanitizer step of c5333a6: "Connect timeout (5 s)"); so it is not run in `.ci/run`'s sanitizer step
+/// (BEACOND_LOAD_TESTS=off), where MailRelayTests runs the mail module's threads and libcurl. It runs in the plain
+/// step on every commit.
+@Suite(.disabled(if: ProcessInfo.processInfo.environment["BEACOND_LOAD_TESTS"] == "off"))
+struct EmailTests {
     static let publicURL = "https://bikes.example.org"
     static let from = MailSender("FindMyBike <noreply@bikes.example.org>")!
 
