@@ -15,8 +15,11 @@ let package = Package(
         .library(name: "BeaconEngine", targets: ["BeaconEngine"]),
         .library(name: "BeaconOutbox", targets: ["BeaconOutbox"]),
         // The bike list's JSON reader lives with the registry client (Benchmarks' BikeListBenchmark, FuzzBikeList).
+        .library(name: "BeaconDelivery", targets: ["BeaconDelivery"]),
         .library(name: "BeaconRegistryClient", targets: ["BeaconRegistryClient"]),
         // For the nested Fuzz package: the configuration and control-protocol parsers.
+        .library(name: "BeaconControl", targets: ["BeaconControl"]),
+        .library(name: "BeaconMetrics", targets: ["BeaconMetrics"]),
         .library(name: "BeaconDaemon", targets: ["BeaconDaemon"]),
     ],
     dependencies: [
@@ -75,7 +78,17 @@ let package = Package(
         .target(name: "CMosquittoLoad", dependencies: ["CMosquitto", "CLazyLibrary"]),
         // An MQTT client over libmosquitto: QoS 1 publishing awaited to the broker's acknowledgement, subscriptions
         // kept across reconnections, a last will, TLS with the broker's certificate verified.
-        .target(name: "BeaconMQTT", dependencies: ["CMosquitto", "CMosquittoLoad", "CSystemShims", "BeaconPOSIX"]),
+        .target(
+            name: "BeaconMQTT", dependencies: ["CMosquitto", "CMosquittoLoad", "BeaconPOSIX", "DaemonSupport"]
+        ),
+        // The station's MQTT side: the sink the MQTT poster delivers to, availability and Home Assistant's
+        // discovery, events and sensors.
+        .target(
+            name: "BeaconMQTTStation",
+            dependencies: [
+                "BeaconMQTT", "BeaconDelivery", "BeaconControl", "BeaconEngine", "BeaconWire", "DaemonSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         // GNU extensions of the C library that Glibc's Swift module leaves out (thread names, adjtimex).
         .target(name: "CSystemShims"),
         // A small typed layer over libdbus: connection, method calls that keep serving incoming calls while
@@ -88,7 +101,9 @@ let package = Package(
         // The POSIX edge, as NIOPosix and swift-system are to theirs: whole and chunked file reads with size limits,
         // renames and fsync, the damaged-file helper, Unix sockets and their addresses, the system's clocks, and the
         // one EINTR loop every system call goes through. Nothing of beacond's domain.
-        .target(name: "BeaconPOSIX", dependencies: [.product(name: "SystemPackage", package: "swift-system")]),
+        .target(
+            name: "BeaconPOSIX",
+            dependencies: ["CSystemShims", .product(name: "SystemPackage", package: "swift-system")]),
         // What beacond and bike-registry share at their edges: sd_notify, the doorbell a worker waits on, the deadline
         // for a whole exchange, the release's version.
         .target(name: "DaemonSupport", dependencies: ["BeaconPOSIX"]),
@@ -100,12 +115,19 @@ let package = Package(
         .target(name: "BeaconEngine", dependencies: ["BeaconWire"]),
         // The durable outbox: sightings committed to SQLite before any network attempt.
         .target(name: "BeaconOutbox", dependencies: ["BeaconEngine", .product(name: "GRDB", package: "GRDB.swift")]),
+        // Between the outbox and the sinks: the sink protocol, the sighting as it leaves the station, and the poster
+        // (with its pure policy) that drains each sink's line of the outbox. Knows no sink.
+        .target(
+            name: "BeaconDelivery",
+            dependencies: [
+                "BeaconEngine", "BeaconOutbox", "DaemonSupport", .product(name: "Logging", package: "swift-log"),
+            ]),
         // The station's side of the registry (the client; bike-registry's own modules are BikeRegistry*): missing-set
-        // refresh with offline cache, and the poster that drains the outbox.
+        // refresh with offline cache, the bike list, and the registry as a sink (HTTP or file).
         .target(
             name: "BeaconRegistryClient",
             dependencies: [
-                "BeaconEngine", "BeaconWire", "BeaconOutbox", "BeaconPOSIX", "DaemonSupport",
+                "BeaconEngine", "BeaconWire", "BeaconDelivery", "BeaconPOSIX", "DaemonSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -114,13 +136,32 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
-        // The daemon: configuration, and the capture, engine, registry, control and health services wired into one
-        // ServiceGroup. No @main, so tests can drive it.
+        // The control socket: `beacond status` and its friends, the report they read, server (on swift-nio) and client.
+        .target(
+            name: "BeaconControl",
+            dependencies: [
+                "BeaconPOSIX", .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
+        // `/metrics` for Prometheus: the page made from a status report, and the HTTP listener (swift-nio).
+        .target(
+            name: "BeaconMetrics",
+            dependencies: [
+                "BeaconControl", "BeaconEngine", "BeaconWire", "BeaconPOSIX",
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
+        // The daemon: configuration, and the capture, engine, delivery, control, metrics and health services wired
+        // into one ServiceGroup. No @main, so tests can drive it.
         .target(
             name: "BeaconDaemon",
             dependencies: [
-                "BeaconEngine", "BeaconWire", "BeaconRegistryClient", "BeaconOutbox", "BeaconCapture", "BeaconPOSIX",
-                "DaemonSupport", "CSystemShims", "BeaconMQTT",
+                "BeaconEngine", "BeaconWire", "BeaconRegistryClient", "BeaconDelivery", "BeaconOutbox", "BeaconCapture",
+                "BeaconPOSIX",
+                "DaemonSupport", "BeaconMQTT", "BeaconMQTTStation", "BeaconControl", "BeaconMetrics",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -144,8 +185,8 @@ let package = Package(
         .target(
             name: "BeaconCLI",
             dependencies: [
-                "BeaconWire", "BeaconCapture", "BeaconEngine", "BeaconDaemon", "BeaconRegistryClient", "BeaconDBus",
-                "BeaconPOSIX", "DaemonSupport", "BeaconMQTT",
+                "BeaconWire", "BeaconCapture", "BeaconEngine", "BeaconDaemon", "BeaconControl", "BeaconRegistryClient",
+                "BeaconDBus", "BeaconPOSIX", "DaemonSupport", "BeaconMQTT",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -204,7 +245,7 @@ let package = Package(
             name: "BikeRegistryTests",
             dependencies: [
                 "BikeRegistryServer", "BikeRegistryStore", "BikeRegistryMail", "BeaconTestSupport",
-                "BeaconRegistryClient",
+                "BeaconRegistryClient", "BeaconDelivery",
                 "BeaconEngine",
                 "BeaconWire", "RegistryTestServer",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -222,9 +263,11 @@ let package = Package(
         .testTarget(
             name: "BeaconDaemonTests",
             dependencies: [
-                "BeaconDaemon", "DaemonSupport", "BeaconCapture", "BeaconEngine", "BeaconRegistryClient",
-                "BeaconOutbox", "BeaconWire", "BeaconTestSupport", "BeaconMQTT",
-                .product(name: "Logging", package: "swift-log"),
+                "BeaconDaemon", "BeaconControl", "BeaconMetrics", "DaemonSupport", "BeaconCapture", "BeaconEngine",
+                "BeaconRegistryClient", "BeaconDelivery", "BeaconOutbox", "BeaconWire", "BeaconTestSupport",
+                "BeaconMQTT", "BeaconPOSIX",
+                "BeaconMQTTStation", .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
         .testTarget(name: "BeaconEngineTests", dependencies: ["BeaconEngine", "BeaconWire", "BeaconTestSupport"]),
         .testTarget(
@@ -235,14 +278,20 @@ let package = Package(
         .testTarget(
             name: "BeaconRegistryClientTests",
             dependencies: [
-                "BeaconRegistryClient", "BeaconOutbox", "BeaconEngine", "BeaconWire", "BeaconTestSupport",
-                "RegistryTestServer", "DaemonSupport",
+                "BeaconRegistryClient", "BeaconDelivery", "BeaconOutbox", "BeaconEngine", "BeaconWire",
+                "BeaconTestSupport", "RegistryTestServer", "DaemonSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ]),
         .testTarget(
+            name: "BeaconDeliveryTests",
+            dependencies: [
+                "BeaconDelivery", "BeaconOutbox", "BeaconEngine", "BeaconTestSupport", "DaemonSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        .testTarget(
             name: "BeaconCaptureTests", dependencies: ["BeaconCapture", "BeaconWire", "BeaconTestSupport", "CBlueZ"]),
-        .testTarget(name: "BeaconDBusTests", dependencies: ["BeaconDBus"]),
+        .testTarget(name: "BeaconDBusTests", dependencies: ["BeaconDBus", "BeaconTestSupport"]),
         .testTarget(name: "BeaconMQTTTests", dependencies: ["BeaconMQTT", "BeaconTestSupport"]),
         .testTarget(
             name: "BeaconPOSIXTests",
@@ -250,14 +299,16 @@ let package = Package(
         .testTarget(
             name: "BeaconCLITests",
             dependencies: [
-                "BeaconCLI", "BeaconDaemon", "BeaconWire", "BeaconTestSupport", "RegistryTestServer", "BeaconMQTT",
+                "BeaconCLI", "BeaconDaemon", "BeaconControl", "BeaconDelivery", "BeaconWire", "BeaconTestSupport",
+                "RegistryTestServer", "BeaconPOSIX",
+                "BeaconMQTT",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         // The crash test's child: queues and posts sightings until killed (see OutboxCrashTests).
         .executableTarget(
             name: "OutboxCrashChild",
             dependencies: [
-                "BeaconEngine", "BeaconOutbox", "BeaconRegistryClient", "BeaconWire",
+                "BeaconEngine", "BeaconOutbox", "BeaconDelivery", "BeaconRegistryClient", "BeaconWire",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],

@@ -23,6 +23,6 @@ let package = Package(
                 .product(name: "BeaconRegistryClient", package: root),
             ]),
         .executableTarget(name: "FuzzConfig", dependencies: ["FuzzDriver", .product(name: "BeaconDaemon", package: root)]),
-        .executableTarget(name: "FuzzControlRequest", dependencies: ["FuzzDriver", .product(name: "BeaconDaemon", package: root)]),
+        .executableTarget(name: "FuzzControlRequest", dependencies: ["FuzzDriver", .product(name: "BeaconControl", package: root)]),
     ]
 )

@@ -1,4 +1,5 @@
 public import ArgumentParser
+import BeaconControl
 import BeaconDaemon
 
 #if canImport(FoundationEssentials)

@@ -1,3 +1,4 @@
+import BeaconControl
 import BeaconDaemon
 
 #if canImport(FoundationEssentials)
@@ -18,7 +19,15 @@ enum StatusText {
         lines.append("beacond \(status.version): \(health), up \(duration(status.uptimeSeconds)) (pid \(status.pid))")
         for problem in status.problems { lines.append("  ! \(problem)") }
         for warning in status.warnings { lines.append("  ~ \(warning)") }
+        lines += captureLines(status)
+        lines += missingLines(status, now: now)
+        lines += outboxLines(status)
+        lines += sightingLines(status)
+        return lines.joined(separator: "\n") + "\n"
+    }
 
+    static func captureLines(_ status: StatusReport) -> [String] {
+        var lines: [String] = []
         let capture = status.capture
         lines.append(
             row(
@@ -43,7 +52,11 @@ enum StatusText {
             let heard = station.lastHeard == nil ? "never heard" : "heard \(duration(station.silentSeconds)) ago"
             lines.append(row("Station", "own beacon \(heard)\(station.healthy ? "" : " (too long)")"))
         }
+        return lines
+    }
 
+    static func missingLines(_ status: StatusReport, now: Date) -> [String] {
+        var lines: [String] = []
         let missing = status.missingSet
         let age = missing.ageSeconds.map { ", \(duration($0)) old" } ?? ""
         lines.append(row("Missing", "\(missing.size) bikes, from \(missing.source)\(age)"))
@@ -58,7 +71,11 @@ enum StatusText {
         if missing.skipped > 0 { refresh.append("\(missing.skipped) entries skipped") }
         if !refresh.isEmpty { lines.append(row("", refresh.joined(separator: ", "))) }
         if let error = missing.lastError { lines.append(row("", "last error: \(shortened(error, 56))")) }
+        return lines
+    }
 
+    static func outboxLines(_ status: StatusReport) -> [String] {
+        var lines: [String] = []
         let outbox = status.outbox
         let oldest = outbox.oldestAgeSeconds.map { ", oldest \(duration($0))" } ?? ""
         lines.append(row("Outbox", "\(outbox.depth) waiting\(oldest); \(outbox.delivered) delivered since start"))
@@ -71,11 +88,19 @@ enum StatusText {
         // With one sink its line is the outbox's; with more, each says what it is still owed.
         if let sinks = outbox.sinks, sinks.count > 1 {
             for sink in sinks {
-                let error = sink.lastError.map { "; \(shortened($0, 40))" } ?? ""
-                lines.append(row("", "\(sink.name): \(sink.depth) waiting, \(sink.deadLetters) dead letters\(error)"))
+                let delivered = sink.delivered.map { ", \($0) delivered" } ?? ""
+                let error = (sink.held ?? sink.lastError).map { "; \(shortened($0, 40))" } ?? ""
+                lines.append(
+                    row(
+                        "",
+                        "\(sink.name): \(sink.depth) waiting\(delivered), \(sink.deadLetters) dead letters\(error)"))
             }
         }
+        return lines
+    }
 
+    static func sightingLines(_ status: StatusReport) -> [String] {
+        var lines: [String] = []
         let sightings = status.sightings
         lines.append(row("Sightings", "\(sightings.today) today; \(sightings.openVisits) beacons here now"))
         for recent in sightings.recent {
@@ -85,7 +110,7 @@ enum StatusText {
                 "  \(time)  \(pad(recent.kind, 6)) \(pad(shortened(recent.bikeId, 20), 20)) \(pad(recent.proximity, 9)) "
                     + "\(pad(rssi, 8)) \(recent.delivery)")
         }
-        return lines.joined(separator: "\n") + "\n"
+        return lines
     }
 
     static func row(_ label: String, _ text: String) -> String { pad(label, 11) + text }

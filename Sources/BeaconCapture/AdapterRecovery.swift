@@ -1,3 +1,4 @@
+import BeaconPOSIX
 import BeaconWire
 internal import CBlueZ
 
@@ -90,7 +91,7 @@ public final class AdapterRecovery {
         event.op = UInt8(RFKILL_OP_CHANGE_ALL.rawValue)
         event.soft = 0
         let size = MemoryLayout<rfkill_event>.size
-        guard withUnsafeBytes(of: &event, { write(fd, $0.baseAddress, size) }) == size else {
+        guard retryingOnInterrupt({ withUnsafeBytes(of: &event) { write(fd, $0.baseAddress, size) } }) == size else {
             throw HCIError(.io, "cannot write to \(rfkillPath): \(String(cString: strerror(errno)))")
         }
     }

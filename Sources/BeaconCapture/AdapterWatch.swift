@@ -54,23 +54,27 @@ final class AdapterWatch {
     }
 
     /// Waits in poll(2) on `pollers` for up to `timeoutMilliseconds`, cut short so the soonest decision of any
-    /// present adapter's watchdog is taken on time. Returns how many descriptors are ready (0 on EINTR).
+    /// present adapter's watchdog is taken on time (it being `now` on the capture's clock). Returns how many
+    /// descriptors are ready (0 on EINTR).
     static func poll(
-        _ pollers: inout [pollfd], timeoutMilliseconds: Int32, watching present: some Sequence<AdapterWatch>
+        _ pollers: inout [pollfd], timeoutMilliseconds: Int32, now: Int64,
+        watching present: some Sequence<AdapterWatch>
     )
         throws(HCIError) -> Int32
     {
-        let wait = Self.wait(timeoutMilliseconds, until: nextDecision(of: present))
-        let ready = pollers.withUnsafeMutableBufferPointer { Glibc.poll($0.baseAddress, nfds_t($0.count), wait) }
-        if ready < 0 && errno != EINTR { throw HCISocket.failure(errno, "wait for", name: "the adapters") }
-        return max(0, ready)
+        let wait = Self.wait(timeoutMilliseconds, now: now, until: nextDecision(of: present))
+        let ready = interruptIsNothing {
+            pollers.withUnsafeMutableBufferPointer { Glibc.poll($0.baseAddress, nfds_t($0.count), wait) }
+        }
+        if ready < 0 { throw HCISocket.failure(errno, "wait for", name: "the adapters") }
+        return ready
     }
 
     /// The poll timeout, cut short so a watchdog decision due sooner is taken on time (to the millisecond,
     /// rounded up so the decision is due when poll returns).
-    static func wait(_ timeoutMilliseconds: Int32, until deadline: Int64?) -> Int32 {
+    static func wait(_ timeoutMilliseconds: Int32, now: Int64, until deadline: Int64?) -> Int32 {
         guard let deadline else { return timeoutMilliseconds }
-        let left = (deadline - SystemTime.monotonicNanoseconds() + 999_999) / 1_000_000
+        let left = (deadline - now + 999_999) / 1_000_000
         return Int32(max(0, min(Int64(timeoutMilliseconds), left)))
     }
 

@@ -10,7 +10,7 @@ import Glibc
 /// adverts come either from the kernel's HCI monitor channel (`monitor`: every report, byte for byte,
 /// needs CAP_NET_RAW) or from D-Bus itself (`dbus`: no raw socket at all, but only what BlueZ exposes: a
 /// device's manufacturer data and RSSI when a device appears, when those change, or when the monitor
-/// matches; see README for what that loses). Each adapter has a stall watchdog, and an adapter that leaves
+/// matches; see docs/station.md for what that loses). Each adapter has a stall watchdog, and an adapter that leaves
 /// bluetoothd (unplugged) is taken up again when it comes back.
 public final class BlueZCapture {
     public enum Mode: String, Sendable {
@@ -68,7 +68,7 @@ public final class BlueZCapture {
             throw HCIError(
                 .noAdapter, "cannot reach bluetoothd on the system bus (is bluetooth.service running?): \(error)")
         }
-        roundTime = SystemTime.monotonicNanoseconds()
+        roundTime = settings.clock.monotonicNanoseconds()
         var slots: [AdapterSlot] = []
         for adapter in adapters {
             let index = try HCISocket.deviceID(named: adapter)
@@ -135,7 +135,7 @@ public final class BlueZCapture {
                     error.name.hasSuffix("AccessDenied") ? .permission : .noAdapter, "\(slot.name): \(error)")
             }
         }
-        roundTime = SystemTime.monotonicNanoseconds()
+        roundTime = settings.clock.monotonicNanoseconds()
         for slot in slots { slot.watch.restarted(now: roundTime) }
         return methods
     }
@@ -157,12 +157,13 @@ public final class BlueZCapture {
     @discardableResult
     public func poll(timeoutMilliseconds: Int32, _ body: (CaptureRecord) throws -> Void) throws -> Int {
         let ready = try AdapterWatch.poll(
-            &pollers, timeoutMilliseconds: timeoutMilliseconds, watching: slots.lazy.filter(\.scanning).map(\.watch))
-        roundTime = SystemTime.monotonicNanoseconds()
+            &pollers, timeoutMilliseconds: timeoutMilliseconds, now: settings.clock.monotonicNanoseconds(),
+            watching: slots.lazy.filter(\.scanning).map(\.watch))
+        roundTime = settings.clock.monotonicNanoseconds()
         var count = 0
         if let monitor, ready > 0, pollers[0].revents != 0 {
-            SystemTime.sleep(milliseconds: settings.gatherMilliseconds)
-            roundTime = SystemTime.monotonicNanoseconds()
+            settings.clock.pause(settings.gatherMilliseconds)
+            roundTime = settings.clock.monotonicNanoseconds()
             count += try readMonitor(monitor, body)
         }
         while let message = bus.next(timeoutMilliseconds: 0) { dispatch(message) }
@@ -224,50 +225,11 @@ public final class BlueZCapture {
         let arguments = message.arguments
         switch (message.interface, message.member) {
         case ("org.freedesktop.DBus.ObjectManager", "InterfacesAdded"):
-            guard let object = arguments.first?.string, let interfaces = arguments.dropFirst().first else { return }
-            if let slot = slots.first(where: { $0.scan.path == object }),
-                interfaces[BlueZScan.adapterInterface] != nil, !slot.scanning
-            {
-                slot.watch.away(now: roundTime, soon: true)  // back: take it up at the next maintenance
-            }
-            if mode == .dbus, let device = interfaces["org.bluez.Device1"] {
-                update(object, with: device, announce: true)
-            }
+            interfacesAdded(arguments)
         case ("org.freedesktop.DBus.ObjectManager", "InterfacesRemoved"):
-            guard let object = arguments.first?.string else { return }
-            let names =
-                arguments.dropFirst().first.map { value -> [String] in
-                    if case .array(_, let items) = value { return items.compactMap(\.string) }
-                    return []
-                } ?? []
-            if let slot = slots.first(where: { $0.scan.path == object }),
-                names.contains(BlueZScan.adapterInterface), slot.scanning
-            {
-                slot.scanning = false
-                slot.watch.away(now: roundTime)
-                onReport(
-                    AdapterReport(
-                        adapter: slot.name,
-                        event: .gone(HCIError(.noAdapter, "bluetoothd lost hci\(slot.scan.index)"))))
-            }
-            if names.contains("org.bluez.Device1") { devices[object] = nil }
+            interfacesRemoved(arguments)
         case ("org.freedesktop.DBus", "NameOwnerChanged"):
-            guard arguments.first?.string == BlueZScan.service else { return }
-            let owner = arguments.count > 2 ? arguments[2].string ?? "" : ""
-            for slot in slots {
-                if slot.scanning {
-                    slot.scanning = false
-                    slot.scan.forget()
-                    onReport(
-                        AdapterReport(
-                            adapter: slot.name,
-                            event: .gone(
-                                HCIError(.noAdapter, owner.isEmpty ? "bluetoothd stopped" : "bluetoothd restarted"))))
-                }
-                // Take the adapters up again as soon as the new bluetoothd is there (it may still be starting).
-                slot.watch.away(now: roundTime, soon: !owner.isEmpty)
-            }
-            devices.removeAll()
+            nameOwnerChanged(arguments)
         case ("org.freedesktop.DBus.Properties", "PropertiesChanged"):
             guard mode == .dbus, arguments.first?.string == "org.bluez.Device1",
                 let changed = arguments.dropFirst().first
@@ -276,6 +238,60 @@ public final class BlueZCapture {
         default:
             break
         }
+    }
+
+    /// An object appeared: an adapter back in bluetoothd, or (dbus mode) a device.
+    private func interfacesAdded(_ arguments: [DBusValue]) {
+        guard let object = arguments.first?.string, let interfaces = arguments.dropFirst().first else { return }
+        if let slot = slots.first(where: { $0.scan.path == object }),
+            interfaces[BlueZScan.adapterInterface] != nil, !slot.scanning
+        {
+            slot.watch.away(now: roundTime, soon: true)  // back: take it up at the next maintenance
+        }
+        if mode == .dbus, let device = interfaces["org.bluez.Device1"] {
+            update(object, with: device, announce: true)
+        }
+    }
+
+    /// An object went: an adapter bluetoothd lost, or a device.
+    private func interfacesRemoved(_ arguments: [DBusValue]) {
+        guard let object = arguments.first?.string else { return }
+        let names =
+            arguments.dropFirst().first.map { value -> [String] in
+                if case .array(_, let items) = value { return items.compactMap(\.string) }
+                return []
+            } ?? []
+        if let slot = slots.first(where: { $0.scan.path == object }),
+            names.contains(BlueZScan.adapterInterface), slot.scanning
+        {
+            slot.scanning = false
+            slot.watch.away(now: roundTime)
+            onReport(
+                AdapterReport(
+                    adapter: slot.name,
+                    event: .gone(HCIError(.noAdapter, "bluetoothd lost hci\(slot.scan.index)"))))
+        }
+        if names.contains("org.bluez.Device1") { devices[object] = nil }
+    }
+
+    /// bluetoothd stopped or restarted: every adapter it had is gone until it is back.
+    private func nameOwnerChanged(_ arguments: [DBusValue]) {
+        guard arguments.first?.string == BlueZScan.service else { return }
+        let owner = arguments.count > 2 ? arguments[2].string ?? "" : ""
+        for slot in slots {
+            if slot.scanning {
+                slot.scanning = false
+                slot.scan.forget()
+                onReport(
+                    AdapterReport(
+                        adapter: slot.name,
+                        event: .gone(
+                            HCIError(.noAdapter, owner.isEmpty ? "bluetoothd stopped" : "bluetoothd restarted"))))
+            }
+            // Take the adapters up again as soon as the new bluetoothd is there (it may still be starting).
+            slot.watch.away(now: roundTime, soon: !owner.isEmpty)
+        }
+        devices.removeAll()
     }
 
     /// The monitor matched a device: read its properties once (dbus mode) so the match becomes an advert.

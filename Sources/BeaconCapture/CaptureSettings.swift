@@ -13,6 +13,8 @@ public struct CaptureSettings: Sendable {
     /// once (0: read at once). Adverts come spread out, so reading each as it comes woke the thread for nearly
     /// every one; no decision of the engine needs them sooner than this.
     public var gatherMilliseconds = 0
+    /// The capture's clock: the system's, or a test's.
+    public var clock = CaptureClock.system
 
     public init(intervalMilliseconds: Double, windowMilliseconds: Double, recovery: RecoveryLadder.Policy? = nil) {
         self.intervalMilliseconds = intervalMilliseconds

@@ -51,7 +51,7 @@ public final class HCICapture {
         self.onReport = onReport
         openManagement = { () throws(HCIError) in try MgmtSocket() }
         rfkillPath = "/dev/rfkill"
-        roundTime = SystemTime.monotonicNanoseconds()
+        roundTime = settings.clock.monotonicNanoseconds()
         var slots: [AdapterSlot] = []
         for adapter in adapters {
             let open = Self.prepare(try Self.open(adapter), settings, openManagement, rfkillPath)
@@ -81,7 +81,7 @@ public final class HCICapture {
         self.onReport = onReport
         self.openManagement = openManagement
         self.rfkillPath = rfkillPath
-        let now = SystemTime.monotonicNanoseconds()
+        let now = settings.clock.monotonicNanoseconds()
         roundTime = now
         slots = sockets.map { socket in
             AdapterSlot(
@@ -129,7 +129,7 @@ public final class HCICapture {
                     intervalMilliseconds: settings.intervalMilliseconds, windowMilliseconds: settings.windowMilliseconds
                 ))
         }
-        roundTime = SystemTime.monotonicNanoseconds()
+        roundTime = settings.clock.monotonicNanoseconds()
         for slot in slots { slot.watch.restarted(now: roundTime) }
         return modes
     }
@@ -149,11 +149,12 @@ public final class HCICapture {
     @discardableResult
     public func poll(timeoutMilliseconds: Int32, _ body: (CaptureRecord) throws -> Void) throws -> Int {
         let ready = try AdapterWatch.poll(
-            &pollers, timeoutMilliseconds: timeoutMilliseconds, watching: polled.lazy.map(\.watch))
-        if ready > 0 { SystemTime.sleep(milliseconds: settings.gatherMilliseconds) }
+            &pollers, timeoutMilliseconds: timeoutMilliseconds, now: settings.clock.monotonicNanoseconds(),
+            watching: polled.lazy.map(\.watch))
+        if ready > 0 { settings.clock.pause(settings.gatherMilliseconds) }
         // One clock read for the whole round: every advert read now is stamped with it, at most the gathering
-        // delay after it arrived (BENCHMARKS.md, "Live capture").
-        roundTime = SystemTime.monotonicNanoseconds()
+        // delay after it arrived (docs/performance-history.md, "Live capture").
+        roundTime = settings.clock.monotonicNanoseconds()
         var count = 0
         var lost = false
         for index in pollers.indices where ready > 0 && pollers[index].revents != 0 {

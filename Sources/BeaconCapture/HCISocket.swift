@@ -168,18 +168,15 @@ public final class HCISocket: @unchecked Sendable {
     /// Reads one packet into `buffer`; 0 when nothing came within the timeout.
     public func read(into buffer: UnsafeMutableRawBufferPointer, timeoutMilliseconds: Int32) throws(HCIError) -> Int {
         var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        let ready = poll(&poller, 1, timeoutMilliseconds)
-        if ready < 0 {
-            if errno == EINTR { return 0 }
-            throw Self.failure(errno, "wait for", name: name)
-        }
+        let ready = interruptIsNothing { poll(&poller, 1, timeoutMilliseconds) }
+        if ready < 0 { throw Self.failure(errno, "wait for", name: name) }
         guard ready > 0 else { return 0 }
         if poller.revents & Int16(POLLHUP | POLLERR) != 0 && poller.revents & Int16(POLLIN) == 0 {
             throw HCIError(.io, "\(name) went away")
         }
-        let count = Glibc.read(descriptor, buffer.baseAddress, buffer.count)
+        let count = interruptIsNothing { Glibc.read(descriptor, buffer.baseAddress, buffer.count) }
         if count < 0 {
-            if errno == EINTR || errno == EAGAIN { return 0 }
+            if errno == EAGAIN { return 0 }
             if errno == ENODEV || errno == ENETDOWN {
                 throw HCIError(.noAdapter, "\(name) went away (unplugged or powered off)")
             }

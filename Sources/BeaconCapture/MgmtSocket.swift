@@ -40,7 +40,9 @@ final class MgmtSocket {
                 throw HCIError(.timeout, "the kernel did not answer \(what) within \(timeoutMilliseconds) ms")
             }
             var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, Int32(remaining)) > 0 else { continue }
+            let ready = interruptIsNothing { poll(&poller, 1, Int32(remaining)) }
+            if ready < 0 { throw Self.failure(errno, what) }
+            guard ready > 0 else { continue }
             let count = retryingOnInterrupt {
                 buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             }

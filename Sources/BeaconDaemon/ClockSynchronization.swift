@@ -1,4 +1,4 @@
-import CSystemShims
+import BeaconPOSIX
 
 #if canImport(Glibc)
 import Glibc
@@ -34,9 +34,7 @@ public enum ClockSynchronization {
     }
 
     public static func read(timesync: String = "/run/systemd/timesync") -> State {
-        var maximumError = 0
-        var status: Int32 = 0
-        guard CSystemShims_readClockDiscipline(&maximumError, &status) >= 0 else {
+        guard let (maximumError, _) = SystemExtras.clockDiscipline() else {
             let refused = errno
             if access(timesync + "/synchronized", F_OK) == 0 { return .synchronized(maximumErrorMicroseconds: nil) }
             if access(timesync, F_OK) == 0 { return .unsynchronized }

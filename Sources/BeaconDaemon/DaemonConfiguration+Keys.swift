@@ -1,6 +1,7 @@
 import BeaconCapture
 import BeaconEngine
 import BeaconMQTT
+import BeaconMetrics
 import BeaconRegistryClient
 import BeaconWire
 

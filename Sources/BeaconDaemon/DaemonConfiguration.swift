@@ -1,6 +1,7 @@
 public import BeaconCapture
 public import BeaconEngine
 public import BeaconMQTT
+public import BeaconMetrics
 public import BeaconRegistryClient
 public import BeaconWire
 public import Logging

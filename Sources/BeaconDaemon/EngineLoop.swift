@@ -1,3 +1,4 @@
+import BeaconDelivery
 import BeaconEngine
 import BeaconOutbox
 import BeaconPOSIX
@@ -35,8 +36,8 @@ final class EngineLoop {
         self.service = service
         consumer = service.ring.makeConsumer()
         engine = RangingEngine<CaptureTime>(
-            configuration: service.configuration, missing: service.mailbox.latest, startingAt: service.capture.now())
-        now = service.capture.now()
+            configuration: service.configuration, missing: service.mailbox.latest, startingAt: service.startedAt)
+        now = service.startedAt
         sightings.reserveCapacity(64)
         lastTick = monotonic
         tickNanoseconds = service.tick.saturatingNanoseconds
@@ -127,7 +128,7 @@ final class EngineLoop {
                         queuedAt: reading.monotonic, bootID: reading.bootID, offset: reading.offset) : nil
             }
             pending.append(
-                SightingPayload.outboxItem(
+                OutgoingSighting.outboxItem(
                     sighting, stationID: configuration.stationID, latitude: service.location.latitude,
                     longitude: service.location.longitude, offset: reading?.offset ?? 0, pending: waiting))
             service.logger.notice(
@@ -149,7 +150,7 @@ final class EngineLoop {
         let status = service.status
         let logger = service.logger
         do {
-            try service.outbox.enqueue(pending, now: SystemTime.wallMilliseconds())
+            try service.outbox.enqueue(pending, now: service.clock.wallMilliseconds())
             pending.removeAll(keepingCapacity: true)
             status.update { $0.commitError = nil }
             service.nudgePoster()

@@ -1,7 +1,8 @@
+public import BeaconDelivery
 public import BeaconEngine
 public import BeaconOutbox
 import BeaconPOSIX
-public import BeaconRegistryClient
+import BeaconRegistryClient
 import BeaconWire
 public import Logging
 public import ServiceLifecycle
@@ -24,10 +25,17 @@ public final class EngineService: Service {
     let exitWhenDrained: Bool
     let onSighting: @Sendable (Sighting) -> Void
     let logger: Logger
+    /// The station's clocks: the engine's monotonic time and the outbox's wall time.
+    let clock: StationClock
     /// The system's clocks, to label live sightings (whose times are monotonic) with wall time; nil for a replay.
     let clocks: (@Sendable () -> ClockReading)?
     /// How often visits are timed out by the clock and the rates taken (a test makes it short).
     let tick: Duration
+    /// The capture's time when the service was made, before the capture starts: the engine's clock starts there.
+    /// Read when the loop begins instead, it could be a replay's time thousands of adverts in (the service group may
+    /// start the capture's task first), and the early adverts would be taken at that later time: other updates,
+    /// other ids (ReplayDeterminismTests).
+    let startedAt: CaptureTime
     public let status = EngineStatus()
 
     public init(
@@ -35,8 +43,9 @@ public final class EngineService: Service {
         capture: any CaptureSource, mailbox: MissingSetMailbox, outbox: Outbox,
         nudgePoster: @escaping @Sendable () -> Void,
         exitWhenDrained: Bool, onSighting: @escaping @Sendable (Sighting) -> Void, logger: Logger,
-        clocks: (@Sendable () -> ClockReading)? = nil, tick: Duration = .seconds(1)
+        clock: StationClock = .system, clocks: (@Sendable () -> ClockReading)? = nil, tick: Duration = .seconds(1)
     ) {
+        self.clock = clock
         self.clocks = clocks
         self.tick = tick
         self.configuration = configuration
@@ -49,12 +58,13 @@ public final class EngineService: Service {
         self.exitWhenDrained = exitWhenDrained
         self.onSighting = onSighting
         self.logger = logger
+        startedAt = capture.now()
     }
 
     public func run() async throws {
-        let loop = EngineLoop(self, monotonic: SystemTime.monotonicNanoseconds())
+        let loop = EngineLoop(self, monotonic: clock.monotonicNanoseconds())
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            switch loop.pass(monotonic: SystemTime.monotonicNanoseconds) {
+            switch loop.pass(monotonic: clock.monotonicNanoseconds) {
             case .busy: continue
             case .drained:
                 logger.info("outbox drained; exiting as asked")
@@ -66,7 +76,7 @@ public final class EngineService: Service {
                 try? await Task.sleep(for: .milliseconds(100))
             }
         }
-        loop.end(monotonic: SystemTime.monotonicNanoseconds())
+        loop.end(monotonic: clock.monotonicNanoseconds())
     }
 
     func publish(_ engine: borrowing RangingEngine<CaptureTime>, now: CaptureTime, monotonic: Int64) {

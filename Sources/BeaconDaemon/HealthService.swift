@@ -1,3 +1,4 @@
+import BeaconControl
 import DaemonSupport
 import Logging
 public import ServiceLifecycle

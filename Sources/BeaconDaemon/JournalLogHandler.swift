@@ -1,3 +1,4 @@
+import BeaconPOSIX
 public import Logging
 
 #if canImport(Glibc)
@@ -34,7 +35,7 @@ public struct JournalLogHandler: LogHandler {
         }
         line += "\n"
         var bytes = Array(line.utf8)
-        _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
+        _ = retryingOnInterrupt { bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) } }
     }
 
     /// syslog(3) priorities, as sd-daemon(3) defines the prefixes.

@@ -20,18 +20,20 @@ public final class LiveCapture: CaptureSource {
     private let radio: UncheckedRadio
     private let station: BeaconIdentity?
     private let thread = LoopThread()
+    private let clock: StationClock
 
     /// Opens the adapters and starts scanning now, so a missing adapter, bluetoothd or capability stops the
     /// daemon before it starts (opening a raw HCI socket needs no privilege; sending a command needs
     /// CAP_NET_RAW). Until `start`, reports wait in the sockets' buffers. With a station beacon, only it
     /// counts as liveness.
-    public init(configuration: DaemonConfiguration, logger: Logger) throws(HCIError) {
+    public init(configuration: DaemonConfiguration, logger: Logger, clock: StationClock = .system) throws(HCIError) {
         var settings = CaptureSettings(
             intervalMilliseconds: configuration.scanIntervalMilliseconds,
             windowMilliseconds: configuration.scanWindowMilliseconds,
             recovery: .seconds(stallAfter: Double(configuration.stallTimeout)))
         settings.livenessFromAnyAdvert = configuration.stationBeacon == nil
         settings.gatherMilliseconds = configuration.captureGatherMilliseconds
+        settings.clock = clock.capture
         let backend = configuration.backend
         let status = CaptureStatus(backend: backend.rawValue, sources: configuration.adapters)
         let onReport = { (report: AdapterReport) in LiveCapture.record(report, in: status, logger: logger) }
@@ -48,6 +50,7 @@ public final class LiveCapture: CaptureSource {
         self.radio = UncheckedRadio(radio)
         self.status = status
         station = configuration.stationBeacon
+        self.clock = clock
     }
 
     public func start(into ring: AdvertRing) { thread.start(name: "beacond-capture") { [self] in listen(into: ring) } }
@@ -61,7 +64,7 @@ public final class LiveCapture: CaptureSource {
     /// move; the wall clock only labels what leaves the Pi (`SightingClock`).
     public var timeBase: CaptureTimeBase { .monotonic }
 
-    public func now() -> CaptureTime { CaptureTime(nanosecondsSinceEpoch: SystemTime.monotonicNanoseconds()) }
+    public func now() -> CaptureTime { CaptureTime(nanosecondsSinceEpoch: clock.monotonicNanoseconds()) }
 
     private func listen(into ring: AdvertRing) {
         let capture = self.radio.radio
@@ -70,7 +73,8 @@ public final class LiveCapture: CaptureSource {
         var decoder = AdvertDecoder()
         var adverts: UInt64 = 0
         var beacons: UInt64 = 0
-        var lastPublished = SystemTime.monotonicNanoseconds()
+        let clock = self.clock
+        var lastPublished = clock.monotonicNanoseconds()
         func publish(_ state: CaptureStatus.State? = nil, error: String? = nil) {
             let decode = decoder.counters
             status.update {
@@ -101,7 +105,7 @@ public final class LiveCapture: CaptureSource {
                     }
                 }
                 // Status four times a second is plenty, and keeps the lock off the per-advert path.
-                let now = SystemTime.monotonicNanoseconds()
+                let now = clock.monotonicNanoseconds()
                 if now - lastPublished > 250_000_000 {
                     lastPublished = now
                     publish()

@@ -24,15 +24,17 @@ public final class ReplayCapture: CaptureSource {
     private let files: UncheckedFiles
     private let speed: Double
     private let thread = LoopThread()
+    private let clock: StationClock
     /// The capture time of the last advert pushed, and the pacing origin (capture time, monotonic time).
     private let lastPushed = Atomic<Int64>(.min)
     private let origin = Mutex<(capture: Int64, monotonic: Int64)?>(nil)
 
     /// Opens every file now, so a bad path fails before the daemon starts.
-    public init(paths: [String], speed: Double) throws(CaptureFileError) {
+    public init(paths: [String], speed: Double, clock: StationClock = .system) throws(CaptureFileError) {
         files = UncheckedFiles(try paths.map { path throws(CaptureFileError) in try CaptureFile(path: path) })
         self.speed = max(0, speed)
         status = CaptureStatus(backend: "replay", sources: paths)
+        self.clock = clock
     }
 
     public func start(into ring: AdvertRing) { thread.start(name: "beacond-replay") { [self] in play(into: ring) } }
@@ -57,7 +59,7 @@ public final class ReplayCapture: CaptureSource {
             return CaptureTime(nanosecondsSinceEpoch: last == .min ? 0 : last)
         }
         // Between adverts a paced replay's time moves on as a radio's would, so visits can time out.
-        let played = Int64(Double(SystemTime.monotonicNanoseconds() - origin.monotonic) * speed)
+        let played = Int64(Double(clock.monotonicNanoseconds() - origin.monotonic) * speed)
         return CaptureTime(nanosecondsSinceEpoch: max(last, origin.capture &+ played))
     }
 
@@ -131,16 +133,16 @@ public final class ReplayCapture: CaptureSource {
     private func pace(to time: CaptureTime, beforeSleeping: () -> Void) throws {
         guard speed > 0 else { return }
         let start = origin.withLock { origin in
-            if origin == nil { origin = (time.nanosecondsSinceEpoch, SystemTime.monotonicNanoseconds()) }
+            if origin == nil { origin = (time.nanosecondsSinceEpoch, clock.monotonicNanoseconds()) }
             return origin!
         }
         let due = start.monotonic + Int64(Double(time.nanosecondsSinceEpoch - start.capture) / speed)
         while true {
             if thread.stopRequested { throw Stop() }
-            let wait = due - SystemTime.monotonicNanoseconds()
+            let wait = due - clock.monotonicNanoseconds()
             guard wait > 0 else { return }
             beforeSleeping()
-            usleep(UInt32(min(max(wait, Self.pacingQuantumNanoseconds), 100_000_000) / 1_000))
+            clock.sleep(min(max(wait, Self.pacingQuantumNanoseconds), 100_000_000))
         }
     }
 
@@ -148,7 +150,7 @@ public final class ReplayCapture: CaptureSource {
     private func waitForRoom(in ring: AdvertRing) throws {
         while ring.statistics.depth >= UInt64(ring.capacity - 1) {
             if thread.stopRequested { throw Stop() }
-            usleep(200)
+            clock.sleep(200_000)
         }
     }
 }

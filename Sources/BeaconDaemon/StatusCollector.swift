@@ -1,3 +1,5 @@
+public import BeaconControl
+import BeaconDelivery
 import BeaconEngine
 import BeaconOutbox
 import BeaconPOSIX
@@ -14,10 +16,12 @@ public struct StatusCollector: Sendable {
     let version: String
     let startedAt: Int64
     let startedMonotonic: Int64
+    let clock: StationClock
     let capture: CaptureStatus
     let engine: EngineStatus
     let refresher: @Sendable () -> RegistrySyncStatus
-    let poster: @Sendable () -> PosterStatistics
+    /// Each sink's delivery so far, the registry's first.
+    let delivery: @Sendable () -> [(sink: SinkID, statistics: PosterStatistics)]
     let outbox: Outbox
     let stationBeacon: BeaconIdentity?
     /// Live capture's clocks (its times are monotonic); nil for a replay.
@@ -26,92 +30,124 @@ public struct StatusCollector: Sendable {
     let engineStall: Int64 = 10_000_000_000
 
     public func report() -> StatusReport {
-        let wall = SystemTime.wallMilliseconds()
-        let monotonic = SystemTime.monotonicNanoseconds()
+        let wall = clock.wallMilliseconds()
+        let monotonic = clock.monotonicNanoseconds()
         let capture = capture.current
         let engine = engine.current
         let sync = refresher()
-        let posting = poster()
-        var outboxError: String?
-        let statistics: OutboxStatistics
-        do {
-            statistics = try outbox.statistics()
-        } catch {
-            statistics = OutboxStatistics()
-            outboxError = "\(error)"
-        }
-        var journal: (count: Int, recent: [JournalEntry]) = (0, [])
-        do {
-            journal = try outbox.journal(since: Self.localMidnight(ofMilliseconds: wall))
-        } catch {
-            outboxError = outboxError ?? "\(error)"
-        }
+        let delivery = delivery()
+        let posting = delivery.first { $0.sink == .registry }?.statistics ?? PosterStatistics()
+        let queue = readOutbox(wall: wall)
         let clock = clocks?()
         let stuck = self.problems(capture: capture, engine: engine, monotonic: monotonic)
         let problems = stuck + Self.registryProblems(sync: sync, posting: posting, now: wall)
-        var warnings = Self.warnings(sync: sync, deadLetters: statistics.deadLetters)
+        var warnings = Self.warnings(sync: sync, deadLetters: queue.statistics.deadLetters)
         if clock?.synchronized == false {
             let waiting = (try? outbox.pendingTimes()) ?? 0
             warnings.append(
                 "the system clock is not synchronised (NTP has not set it yet): \(waiting) sighting\(waiting == 1 ? "" : "s") wait for it "
                     + "before they are sent")
         }
-        let rates = engine.rates.perSecond
         return StatusReport(
             version: version, pid: getpid(), startedAt: Self.iso(startedAt),
             uptimeSeconds: Double(monotonic - startedMonotonic) / 1e9, healthy: problems.isEmpty, problems: problems,
             stuck: !stuck.isEmpty, warnings: warnings, clockSynchronized: clock.map { $0.synchronized } ?? true,
-            capture: StatusReport.Capture(
-                backend: capture.backend, state: capture.state.rawValue,
-                adapters: capture.sources.map {
-                    StatusReport.Adapter(name: $0, state: capture.adapterStates[$0] ?? capture.state.rawValue)
-                },
-                advertsPerSecond: (rates.adverts * 10).rounded() / 10,
-                iBeaconsPerSecond: (rates.beacons * 10).rounded() / 10,
-                adverts: capture.adverts, iBeacons: capture.beaconAdverts, ringDrops: engine.ring.overwritten,
-                ringDepth: engine.ring.depth,
-                dropped: Dictionary(
-                    uniqueKeysWithValues: DropReason.allCases.compactMap { reason in
-                        capture.decode.drops[reason] > 0 ? (reason.label, capture.decode.drops[reason]) : nil
-                    }),
-                recoveries: capture.recoveries,
-                stationBeacon: stationBeacon.map { beacon in
-                    StatusReport.StationBeacon(
-                        beacon: "\(beacon)",
-                        lastHeard: engine.station?.lastHeard.map {
-                            CaptureTime(nanosecondsSinceEpoch: $0.nanosecondsSinceEpoch &+ (clock?.offset ?? 0)).iso8601
-                        },
-                        silentSeconds: Double((engine.station?.silence ?? .zero).components.seconds),
-                        healthy: engine.station?.healthy ?? false)
-                },
-                lastError: capture.lastError),
-            missingSet: StatusReport.MissingSet(
-                size: sync.missing, registry: sync.registry, source: sync.source.rawValue,
-                ageSeconds: sync.fetchedAt.map { Double(wall - $0) / 1000 },
-                lastRefresh: sync.lastSuccess.map(Self.iso),
-                nextRefresh: sync.nextRefresh.map(Self.iso), lastError: sync.lastError, skipped: sync.skippedEntries,
-                askingSeconds: sync.requestStartedAt.map { Double(wall - $0) / 1000 }),
-            outbox: StatusReport.OutboxState(
-                depth: statistics.depth, oldestAgeSeconds: statistics.oldestCreatedAt.map { Double(wall - $0) / 1000 },
-                deadLetters: statistics.deadLetters, evicted: statistics.evicted, delivered: posting.delivered,
-                retries: posting.retries, uncommitted: engine.uncommitted,
-                lastError: engine.commitError ?? outboxError ?? posting.lastError,
-                sinks: statistics.sinks.map {
-                    StatusReport.SinkState(
-                        name: $0.sink, depth: $0.depth, deadLetters: $0.deadLetters, lastError: $0.lastError)
-                }),
+            capture: captureSection(capture, engine, clock: clock),
+            missingSet: Self.missingSetSection(sync, wall: wall),
+            outbox: outboxSection(queue, engine, posting: posting, delivery: delivery, wall: wall),
             sightings: StatusReport.Sightings(
-                today: journal.count, openVisits: engine.openVisits,
-                recent: journal.recent.map { entry in
+                today: queue.journal.count, openVisits: engine.openVisits,
+                recent: queue.journal.recent.map { entry in
                     StatusReport.Recent(
                         time: Self.iso(entry.seenAt), kind: entry.kind.rawValue, bikeId: entry.bikeID, rssi: entry.rssi,
                         proximity: entry.proximity, delivery: entry.delivery.rawValue)
                 }))
     }
 
+    /// What the outbox says for a report: its counts and today's journal, and the first error reading either.
+    private struct OutboxReading {
+        var statistics = OutboxStatistics()
+        var journal: (count: Int, recent: [JournalEntry]) = (0, [])
+        var error: String?
+    }
+
+    private func readOutbox(wall: Int64) -> OutboxReading {
+        var reading = OutboxReading()
+        do {
+            reading.statistics = try outbox.statistics()
+        } catch {
+            reading.error = "\(error)"
+        }
+        do {
+            reading.journal = try outbox.journal(since: Self.localMidnight(ofMilliseconds: wall))
+        } catch {
+            reading.error = reading.error ?? "\(error)"
+        }
+        return reading
+    }
+
+    private func captureSection(
+        _ capture: CaptureStatus.Snapshot, _ engine: EngineStatus.Snapshot, clock: ClockReading?
+    ) -> StatusReport.Capture {
+        let rates = engine.rates.perSecond
+        return StatusReport.Capture(
+            backend: capture.backend, state: capture.state.rawValue,
+            adapters: capture.sources.map {
+                StatusReport.Adapter(name: $0, state: capture.adapterStates[$0] ?? capture.state.rawValue)
+            },
+            advertsPerSecond: (rates.adverts * 10).rounded() / 10,
+            iBeaconsPerSecond: (rates.beacons * 10).rounded() / 10,
+            adverts: capture.adverts, iBeacons: capture.beaconAdverts, ringDrops: engine.ring.overwritten,
+            ringDepth: engine.ring.depth,
+            dropped: Dictionary(
+                uniqueKeysWithValues: DropReason.allCases.compactMap { reason in
+                    capture.decode.drops[reason] > 0 ? (reason.label, capture.decode.drops[reason]) : nil
+                }),
+            recoveries: capture.recoveries,
+            stationBeacon: stationBeacon.map { beacon in
+                StatusReport.StationBeacon(
+                    beacon: "\(beacon)",
+                    lastHeard: engine.station?.lastHeard.map {
+                        CaptureTime(nanosecondsSinceEpoch: $0.nanosecondsSinceEpoch &+ (clock?.offset ?? 0)).iso8601
+                    },
+                    silentSeconds: Double((engine.station?.silence ?? .zero).components.seconds),
+                    healthy: engine.station?.healthy ?? false)
+            },
+            lastError: capture.lastError)
+    }
+
+    private static func missingSetSection(_ sync: RegistrySyncStatus, wall: Int64) -> StatusReport.MissingSet {
+        StatusReport.MissingSet(
+            size: sync.missing, registry: sync.registry, source: sync.source.rawValue,
+            ageSeconds: sync.fetchedAt.map { Double(wall - $0) / 1000 },
+            lastRefresh: sync.lastSuccess.map(Self.iso),
+            nextRefresh: sync.nextRefresh.map(Self.iso), lastError: sync.lastError, skipped: sync.skippedEntries,
+            askingSeconds: sync.requestStartedAt.map { Double(wall - $0) / 1000 })
+    }
+
+    /// The queue as a whole (with the registry's delivery, as before sinks) and each sink's line alike.
+    private func outboxSection(
+        _ queue: OutboxReading, _ engine: EngineStatus.Snapshot, posting: PosterStatistics,
+        delivery: [(sink: SinkID, statistics: PosterStatistics)], wall: Int64
+    ) -> StatusReport.OutboxState {
+        let statistics = queue.statistics
+        return StatusReport.OutboxState(
+            depth: statistics.depth, oldestAgeSeconds: statistics.oldestCreatedAt.map { Double(wall - $0) / 1000 },
+            deadLetters: statistics.deadLetters, evicted: statistics.evicted, delivered: posting.delivered,
+            retries: posting.retries, uncommitted: engine.uncommitted,
+            lastError: engine.commitError ?? queue.error ?? posting.lastError,
+            sinks: statistics.sinks.map { share in
+                let posted = delivery.first { $0.sink.name == share.sink }?.statistics
+                return StatusReport.SinkState(
+                    name: share.sink, depth: share.depth, deadLetters: share.deadLetters,
+                    lastError: share.lastError ?? posted?.lastError, delivered: posted?.delivered,
+                    retries: posted?.retries, held: posted?.held)
+            })
+    }
+
     /// Why the daemon is stuck (capture, engine, station beacon, outbox); empty when its loops run.
     public func problems() -> [String] {
-        problems(capture: capture.current, engine: engine.current, monotonic: SystemTime.monotonicNanoseconds())
+        problems(capture: capture.current, engine: engine.current, monotonic: clock.monotonicNanoseconds())
     }
 
     /// A refresh this many times in a row without an answer makes the daemon unhealthy (about two minutes of

@@ -1,3 +1,4 @@
+public import BeaconDelivery
 import BeaconEngine
 public import BeaconRegistryClient
 public import BeaconWire
@@ -14,13 +15,16 @@ public final class SwitchableRegistry: Registry {
 
     public var displayName: String { current.withLock { $0.displayName } }
 
+    /// Whichever registry is configured, it is the registry's line.
+    public var id: SinkID { .registry }
+
     public func fetchMissing(validators: CacheValidators?, regions: [BeaconRegion]) async throws(RegistryError)
         -> RegistryFetch
     {
         try await current.withLock { $0 }.fetchMissing(validators: validators, regions: regions)
     }
 
-    public func post(body: String, sightingID: String) async -> PostOutcome {
-        await current.withLock { $0 }.post(body: body, sightingID: sightingID)
+    public func deliver(_ sighting: OutgoingSighting) async -> DeliveryOutcome {
+        await current.withLock { $0 }.deliver(sighting)
     }
 }

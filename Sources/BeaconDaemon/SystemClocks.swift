@@ -1,5 +1,5 @@
+public import BeaconDelivery
 import BeaconPOSIX
-public import BeaconRegistryClient
 
 #if canImport(Glibc)
 import Glibc
@@ -9,18 +9,20 @@ import Glibc
 /// whether the wall clock is synchronised, and which boot the monotonic clock belongs to.
 public struct SystemClocks: Sendable {
     public let bootID: String
+    private let clock: StationClock
 
     /// The boot's id: the kernel's (`/proc/sys/kernel/random/boot_id`), or, where /proc shows only processes (the
     /// unit's ProcSubset=pid), one kept in `runtimeDirectory`, which lasts exactly as long as the boot (/run is a
     /// tmpfs; the unit keeps its directory across stops with RuntimeDirectoryPreserve=yes).
-    public init(runtimeDirectory: String) {
+    public init(runtimeDirectory: String, clock: StationClock = .system) {
+        self.clock = clock
         bootID = Self.kernelBootID() ?? Self.runtimeBootID(in: runtimeDirectory) ?? "unknown"
     }
 
     public func reading() -> ClockReading {
-        let monotonic = SystemTime.monotonicNanoseconds()
+        let monotonic = clock.monotonicNanoseconds()
         return ClockReading(
-            wall: SystemTime.wallNanoseconds(), monotonic: monotonic,
+            wall: clock.wallNanoseconds(), monotonic: monotonic,
             synchronized: ClockSynchronization.read().isSynchronized, bootID: bootID)
     }
 
@@ -40,7 +42,9 @@ public struct SystemClocks: Sendable {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
-        let written = Array(id.utf8).withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        let written = retryingOnInterrupt {
+            Array(id.utf8).withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        }
         return written == id.utf8.count ? id : nil
     }
 }

@@ -1,7 +1,7 @@
 /// A connection to an MQTT broker through libmosquitto, loaded on first use (CMosquittoLoad): messages published at
 /// QoS 1 and awaited until the broker acknowledges them (PUBACK), subscriptions kept across reconnects, a last will.
 ///
-/// The connection runs on a network thread of its own, which reconnects with backoff (1 s doubling to 60 s) whenever
+/// The connection runs on a network thread of its own, which reconnects with backoff (1–2 s doubling to 30–60 s, jittered: `Backoff`) whenever
 /// it is down, so a broker that is away or refuses the station's password costs a connection attempt now and then,
 /// never a crash loop; `connection` says how it stands. `stop()` disconnects; a client let go without it stops the
 /// same way in its deinit (`MQTTConnection`, which the thread holds, says how).

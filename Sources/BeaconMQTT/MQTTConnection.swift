@@ -1,6 +1,7 @@
+import BeaconPOSIX
 internal import CMosquitto
 internal import CMosquittoLoad
-internal import CSystemShims
+import DaemonSupport
 import Dispatch
 
 #if canImport(Glibc)
@@ -36,17 +37,16 @@ final class MQTTConnection: @unchecked Sendable {
         var started = false
         /// Set by `stop()`: the network thread disconnects and ends.
         var stopping = false
-        /// The network thread, while it runs.
-        var thread: pthread_t?
-        /// Whether that thread is the one now running (a stop from a callback cannot wait for its own thread).
-        var onNetworkThread: Bool { thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
     }
 
     private let host: String
     private let port: Int32
     private let keepAlive: Int32
+    private let reconnectClock: ReconnectClock
     /// What ends the network thread's wait between reconnection attempts early (`stop()`).
     private let wake = DispatchSemaphore(value: 0)
+    /// The network thread. It holds this object while it runs (libmosquitto's callbacks, on it, use it unretained).
+    private let thread = LoopThread()
 
     /// See `MQTTClient.init`.
     init(
@@ -70,6 +70,7 @@ final class MQTTConnection: @unchecked Sendable {
         host = settings.host
         port = Int32(clamping: settings.port)
         keepAlive = settings.keepAlive
+        reconnectClock = settings.reconnectClock
         self.onMessage = onMessage
         self.onConnected = onConnected
         self.onChange = onChange
@@ -127,42 +128,25 @@ final class MQTTConnection: @unchecked Sendable {
         // network thread tries again, and the daemon runs on meanwhile.
         default: state.withLock { $0.connection = .lost(Self.describe(code)) }
         }
-        // The thread holds this object until it ends: libmosquitto's callbacks, on that thread, use it unretained.
-        let context = Unmanaged.passRetained(self).toOpaque()
-        var thread = pthread_t()
-        let created = pthread_create(
-            &thread, nil,
-            { context in
-                Unmanaged<MQTTConnection>.fromOpaque(context!).takeRetainedValue().network()
-                return nil
-            }, context)
-        guard created == 0 else {
-            Unmanaged<MQTTConnection>.fromOpaque(context).release()
-            throw MQTTError("cannot start the MQTT network thread: error \(created)")
-        }
+        thread.start(name: "mqtt") { [self] in network() }
         // A stop() that came while the thread was being made found none to end: this ends it.
-        let stoppedMeanwhile = state.withLock { state in
-            if state.stopping { return true }
-            state.thread = thread
-            return false
-        }
-        if stoppedMeanwhile {
+        if stopping {
             wake.signal()
-            pthread_join(thread, nil)
+            thread.join()
         }
     }
 
     /// See `MQTTClient.stop()`. Called on the network thread itself (a callback let go of the last `MQTTClient`), it
     /// cannot wait for that thread: the thread ends when the callback returns, and is detached so that nobody need.
     func stop() {
-        let (thread, itself) = state.withLock { state in
-            defer { (state.started, state.stopping, state.thread) = (false, true, nil) }
-            return (state.started ? state.thread : nil, state.onNetworkThread)
+        let started = state.withLock { state in
+            defer { (state.started, state.stopping) = (false, true) }
+            return state.started
         }
-        if let thread {
+        if started {
             _ = mosquitto_disconnect(mosquitto)
             wake.signal()
-            if itself { pthread_detach(thread) } else { pthread_join(thread, nil) }
+            thread.join()
         }
         let waiting = state.withLock { state in
             defer { state.waiting = [:] }
@@ -176,23 +160,26 @@ final class MQTTConnection: @unchecked Sendable {
     /// The network thread: libmosquitto's loop while connected (it wakes at least once a second, for keepalive),
     /// and while not, a reconnection attempt after each wait of the backoff.
     private func network() {
-        _ = CSystemShims_setThreadName("mqtt")
-        var delay = Self.firstDelay
+        // The poster's backoff: jittered, so stations that lost one broker together do not all come back together.
+        var backoff = Self.reconnectBackoff
+        var random = SystemRandomNumberGenerator()
         while !stopping {
             let code = mosquitto_loop(mosquitto, 1_000, 1)
             if code == MOSQ_ERR_SUCCESS.rawValue {
                 // The backoff starts again once the broker has accepted the station, not merely the connection: a
                 // refused password is tried again ever more slowly.
-                if delay != Self.firstDelay, connection == .connected { delay = Self.firstDelay }
+                if backoff.attempt > 0, connection == .connected { backoff.reset() }
                 continue
             }
             guard !stopping else { break }
-            // Down: lost, refused, never made, or a TLS or protocol error.
-            if connection == .connected { change(to: .lost(Self.describe(code))) }
+            // Down: lost, refused, never made, or a TLS or protocol error. Said whether or not the broker had
+            // answered yet (a connection that fails before it does would otherwise stay "connecting", with no reason
+            // given); a refusal says more than the loop's error, and stands.
+            if case .refused = connection {} else { change(to: .lost(Self.describe(code))) }
             while !stopping {
-                _ = wake.wait(timeout: .now() + .milliseconds(Int(delay.components.seconds) * 1_000))
+                let delay = backoff.next(using: &random)
+                reconnectClock.wait(delay, wake)
                 guard !stopping else { break }
-                delay = min(delay * 2, Self.longestDelay)
                 let attempt = mosquitto_reconnect(mosquitto)
                 if attempt == MOSQ_ERR_SUCCESS.rawValue { break }
                 if case .refused = connection { continue }  // the refusal says more than the failed attempt
@@ -204,8 +191,8 @@ final class MQTTConnection: @unchecked Sendable {
         while ContinuousClock.now < deadline, mosquitto_loop(mosquitto, 100, 1) == MOSQ_ERR_SUCCESS.rawValue {}
     }
 
-    private static let firstDelay = Duration.seconds(1)
-    private static let longestDelay = Duration.seconds(60)
+    /// 1–2 s after the first failure, doubling to 30–60 s.
+    static let reconnectBackoff = Backoff(base: .seconds(2), cap: .seconds(60))
 
     var connection: Connection { state.withLock { $0.connection } }
 

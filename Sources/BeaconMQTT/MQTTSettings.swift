@@ -13,6 +13,8 @@ public struct MQTTSettings: Sendable {
     public var keepAlive: Int32 = 30
     /// What the broker publishes for the station if its connection ends without a clean disconnection.
     public var will: MQTTMessage?
+    /// What the waits between reconnection attempts are timed on.
+    public var reconnectClock = ReconnectClock.system
 
     public init(
         host: String, port: Int, tls: Bool = false, caFile: String? = nil, username: String? = nil,

@@ -36,7 +36,7 @@ public final class Outbox: Sendable {
                 // word. The journal exists only during a commit. Opening an outbox an older beacond left in WAL
                 // mode recovers its -wal first, then leaves WAL. synchronous=FULL syncs the journal and the file at
                 // each commit: a committed sighting survives a power cut, not only a crash. Sightings are rare,
-                // so the extra syncs do not matter (BENCHMARKS.md, "Outbox").
+                // so the extra syncs do not matter (docs/performance-history.md, "Outbox").
                 try db.execute(sql: "PRAGMA journal_mode = DELETE")
                 try db.execute(sql: "PRAGMA synchronous = FULL")
                 // 512 KiB of page cache per connection instead of SQLite's 2 MiB: the queue is small and touched a
@@ -64,104 +64,6 @@ public final class Outbox: Sendable {
 
     /// What SQLite says about a file that is not a database, or a malformed one.
     private static let damageCodes: [ResultCode] = [.SQLITE_CORRUPT, .SQLITE_NOTADB]
-
-    private static var migrator: DatabaseMigrator {
-        var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1") { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE outbox (
-                        seq INTEGER PRIMARY KEY AUTOINCREMENT,
-                        sightingId TEXT NOT NULL UNIQUE,
-                        kind TEXT NOT NULL,
-                        body TEXT NOT NULL,
-                        createdAt INTEGER NOT NULL,
-                        attempts INTEGER NOT NULL DEFAULT 0,
-                        lastError TEXT
-                    );
-                    CREATE INDEX outbox_kind ON outbox(kind, seq);
-                    CREATE TABLE deadLetter (
-                        sightingId TEXT PRIMARY KEY,
-                        kind TEXT NOT NULL,
-                        body TEXT NOT NULL,
-                        createdAt INTEGER NOT NULL,
-                        failedAt INTEGER NOT NULL,
-                        status INTEGER,
-                        reason TEXT NOT NULL
-                    );
-                    CREATE TABLE delivered (
-                        sightingId TEXT PRIMARY KEY,
-                        deliveredAt INTEGER NOT NULL
-                    ) WITHOUT ROWID;
-                    CREATE INDEX delivered_age ON delivered(deliveredAt);
-                    CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
-                    """)
-        }
-        // The journal `status` reads ("today's sightings and the last ten"): small, pruned at each enqueue.
-        migrator.registerMigration("v2-journal") { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE journal (
-                        sightingId TEXT PRIMARY KEY,
-                        kind TEXT NOT NULL,
-                        bikeId TEXT NOT NULL,
-                        seenAt INTEGER NOT NULL,
-                        rssi REAL,
-                        proximity TEXT NOT NULL
-                    ) WITHOUT ROWID;
-                    CREATE INDEX journal_seen ON journal(seenAt);
-                    """)
-        }
-        // Sightings heard before the system clock was synchronised wait with their monotonic times (PendingTime);
-        // NULL for every other row, so an older outbox is carried over as it is.
-        migrator.registerMigration("v3-pending-time") { db in
-            try db.execute(
-                sql: """
-                    ALTER TABLE outbox ADD COLUMN pendingFirstSeen INTEGER;
-                    ALTER TABLE outbox ADD COLUMN pendingLastSeen INTEGER;
-                    ALTER TABLE outbox ADD COLUMN pendingQueuedAt INTEGER;
-                    ALTER TABLE outbox ADD COLUMN pendingBootId TEXT;
-                    ALTER TABLE outbox ADD COLUMN pendingOffset INTEGER;
-                    """)
-        }
-        // A delivery state per sink (`owed`): what each sink is still owed, with its own attempts and last error.
-        // Every queued sighting of an older outbox is owed to the registry, with the attempts it had; its dead
-        // letters are the registry's. (DROP COLUMN needs SQLite 3.35; bookworm has 3.40.)
-        migrator.registerMigration("v4-sinks") { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE owed (
-                        sink TEXT NOT NULL,
-                        seq INTEGER NOT NULL REFERENCES outbox(seq) ON DELETE CASCADE,
-                        attempts INTEGER NOT NULL DEFAULT 0,
-                        lastError TEXT,
-                        PRIMARY KEY (sink, seq)
-                    ) WITHOUT ROWID;
-                    CREATE INDEX owed_seq ON owed(seq);
-                    INSERT INTO owed (sink, seq, attempts, lastError)
-                        SELECT 'registry', seq, attempts, lastError FROM outbox;
-                    ALTER TABLE outbox DROP COLUMN attempts;
-                    ALTER TABLE outbox DROP COLUMN lastError;
-                    CREATE TABLE deadLetterBySink (
-                        sink TEXT NOT NULL,
-                        sightingId TEXT NOT NULL,
-                        kind TEXT NOT NULL,
-                        body TEXT NOT NULL,
-                        createdAt INTEGER NOT NULL,
-                        failedAt INTEGER NOT NULL,
-                        status INTEGER,
-                        reason TEXT NOT NULL,
-                        PRIMARY KEY (sink, sightingId)
-                    );
-                    INSERT INTO deadLetterBySink
-                        SELECT 'registry', sightingId, kind, body, createdAt, failedAt, status, reason FROM deadLetter;
-                    DROP TABLE deadLetter;
-                    ALTER TABLE deadLetterBySink RENAME TO deadLetter;
-                    CREATE INDEX deadLetter_sighting ON deadLetter(sightingId);
-                    """)
-        }
-        return migrator
-    }
 
     /// Retires what only sinks no longer configured are owed (the operator took MQTT out, say): those sightings
     /// have been everywhere they still go. Returns how many sightings left the queue.

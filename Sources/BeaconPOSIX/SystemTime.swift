@@ -14,11 +14,18 @@ public enum SystemTime {
     public static func wallMilliseconds() -> Int64 { wallNanoseconds() / 1_000_000 }
 
     /// Sleeps the calling thread for `milliseconds` (nothing when 0 or less), the rest of it again after a signal.
-    public static func sleep(milliseconds: Int) {
-        guard milliseconds > 0 else { return }
-        var delay = timespec(tv_sec: milliseconds / 1_000, tv_nsec: (milliseconds % 1_000) * 1_000_000)
+    public static func sleep(milliseconds: Int) { sleep(nanoseconds: Int64(milliseconds) * 1_000_000) }
+
+    /// Sleeps the calling thread for `nanoseconds` (nothing when 0 or less), the rest of it again after a signal.
+    public static func sleep(nanoseconds: Int64) {
+        guard nanoseconds > 0 else { return }
+        var delay = timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
         var left = timespec()
-        while nanosleep(&delay, &left) != 0 && errno == EINTR { delay = left }
+        _ = retryingOnInterrupt {
+            let result = nanosleep(&delay, &left)
+            delay = left  // after a signal, the next try sleeps what was left
+            return result
+        }
     }
 
     private static func read(_ clock: clockid_t) -> Int64 {

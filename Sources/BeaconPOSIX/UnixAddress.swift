@@ -2,7 +2,7 @@
 public import Glibc
 #endif
 
-/// A `sockaddr_un` for a path, for the control socket and for sd_notify.
+/// A `sockaddr_un` for a path, for a local socket server, its clients, and sd_notify.
 public enum UnixAddress {
     /// Calls `body` with a `sockaddr_un` for `path`; an abstract address when `path` starts with "@".
     public static func with<R>(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {

@@ -1,9 +1,11 @@
+import Synchronization
+
 #if canImport(Glibc)
 public import Glibc
 #endif
 
-/// The few Unix-socket calls the control socket and systemd notification need, each retrying on EINTR
-/// and throwing the errno with what was being done.
+/// The few Unix-socket calls a local server and its clients need, each retrying on EINTR and throwing the errno
+/// with what was being done and where.
 public struct SocketError: Error, CustomStringConvertible {
     public var operation: String
     public var path: String
@@ -18,20 +20,31 @@ public struct SocketError: Error, CustomStringConvertible {
     public var description: String { "\(operation) \(path): \(String(cString: strerror(errno)))" }
 }
 
-/// An open socket descriptor, closed exactly once.
-public final class UnixSocket: @unchecked Sendable {
-    // The descriptor is only read after init; close() is called by the one owner.
+/// An open socket descriptor, closed exactly once: by this, or by the owner it was released to.
+public final class UnixSocket: Sendable {
     public let descriptor: Int32
+    /// The socket file it was bound or connected to (for an accepted connection, its listener's), for errors.
+    public let path: String
+    private let owned = Atomic<Bool>(true)
 
-    public init(descriptor: Int32) { self.descriptor = descriptor }
+    public init(descriptor: Int32, path: String = "a unix socket") {
+        self.descriptor = descriptor
+        self.path = path
+    }
 
-    deinit { close(descriptor) }
+    deinit { if owned.load(ordering: .acquiring) { close(descriptor) } }
+
+    /// The descriptor, for a new owner (an event loop's channel) that closes it; this no longer will.
+    public func release() -> Int32 {
+        owned.store(false, ordering: .releasing)
+        return descriptor
+    }
 
     /// A listening stream socket at `path` (a stale socket file left by a crash is replaced), with `mode`.
     public static func listen(path: String, mode: mode_t) throws(SocketError) -> UnixSocket {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw SocketError(operation: "socket", path: path, errno: errno) }
-        let socket = UnixSocket(descriptor: fd)
+        let socket = UnixSocket(descriptor: fd, path: path)
         if unlink(path) != 0, errno != ENOENT { throw SocketError(operation: "remove stale", path: path, errno: errno) }
         // Created with no access for others, then opened to the group: never a moment with a wider mode.
         let oldMask = umask(0o177)
@@ -47,7 +60,7 @@ public final class UnixSocket: @unchecked Sendable {
     public static func connect(path: String, timeoutSeconds: Int) throws(SocketError) -> UnixSocket {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw SocketError(operation: "socket", path: path, errno: errno) }
-        let socket = UnixSocket(descriptor: fd)
+        let socket = UnixSocket(descriptor: fd, path: path)
         socket.setTimeouts(seconds: timeoutSeconds)
         let result = retryingOnInterrupt { UnixAddress.with(path) { Glibc.connect(fd, $0, $1) } }
         guard result == 0 else { throw SocketError(operation: "connect", path: path, errno: errno) }
@@ -57,20 +70,17 @@ public final class UnixSocket: @unchecked Sendable {
     /// Waits up to `milliseconds` for a connection; nil when none came.
     public func accept(milliseconds: Int32) throws(SocketError) -> UnixSocket? {
         var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        let ready = poll(&poller, 1, milliseconds)
-        if ready < 0 {
-            if errno == EINTR { return nil }
-            throw SocketError(operation: "poll", path: "control socket", errno: errno)
-        }
+        let ready = interruptIsNothing { poll(&poller, 1, milliseconds) }
+        if ready < 0 { throw SocketError(operation: "poll", path: path, errno: errno) }
         guard ready > 0 else { return nil }
-        let client = Glibc.accept(descriptor, nil, nil)
+        let client = retryingOnInterrupt { Glibc.accept(descriptor, nil, nil) }
         guard client >= 0 else {
             // The client may have gone already; that is its problem, not the server's.
-            if [EINTR, EAGAIN, ECONNABORTED, EPROTO].contains(errno) { return nil }
-            throw SocketError(operation: "accept", path: "control socket", errno: errno)
+            if [EAGAIN, ECONNABORTED, EPROTO].contains(errno) { return nil }
+            throw SocketError(operation: "accept", path: path, errno: errno)
         }
         _ = fcntl(client, F_SETFD, FD_CLOEXEC)
-        return UnixSocket(descriptor: client)
+        return UnixSocket(descriptor: client, path: path)
     }
 
     public func setTimeouts(seconds: Int) {
@@ -140,7 +150,7 @@ public final class UnixSocket: @unchecked Sendable {
             let count = retryingOnInterrupt {
                 chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             }
-            guard count >= 0 else { throw SocketError(operation: "read from", path: "control socket", errno: errno) }
+            guard count >= 0 else { throw SocketError(operation: "read from", path: path, errno: errno) }
             if count == 0 { break }
             bytes += chunk[..<count]
         }
@@ -155,7 +165,7 @@ public final class UnixSocket: @unchecked Sendable {
                     send(descriptor, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
                 }
             }
-            guard count > 0 else { throw SocketError(operation: "write to", path: "control socket", errno: errno) }
+            guard count > 0 else { throw SocketError(operation: "write to", path: path, errno: errno) }
             offset += count
         }
     }

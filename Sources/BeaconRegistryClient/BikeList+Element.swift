@@ -6,7 +6,7 @@ import BeaconEngine
 /// do (`nil`).
 ///
 /// Written by hand rather than with JSONDecoder, which a list read element by element would set up 137,000 times
-/// for the largest list (BENCHMARKS.md, "The bike list"); the rules are JSONDecoder's: integers may be written with a
+/// for the largest list (docs/performance-history.md, "The bike list"); the rules are JSONDecoder's: integers may be written with a
 /// fraction or exponent if their value is whole, `null` is an absent optional, descriptions of the wrong type are
 /// dropped, not the bike.
 extension BikeList {

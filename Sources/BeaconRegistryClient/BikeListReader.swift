@@ -102,6 +102,7 @@ public struct BikeListReader: Sendable {
         }
     }
 
+    /// One byte outside an element's fast run: the state machine, one phase of the document per function.
     private mutating func take(_ byte: UInt8, _ body: (Item) -> Void) throws(BikeListError) {
         if inString {
             if capturing { append(byte) }
@@ -115,18 +116,7 @@ public struct BikeListReader: Sendable {
         let isSpace = byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
         switch position {
         case .start:
-            if isSpace { return }
-            if byte == UInt8(ascii: "["), shape == .answer {
-                (depth, elementDepth, position) = (1, 1, .elements)
-            } else if byte == UInt8(ascii: "{"), shape == .cache {
-                (depth, position) = (1, .key)
-            } else {
-                // `{"bikes":[]}` given as an answer, `[…]` as a cache, or a scalar: wrong shape (if JSON at all).
-                position = .wrongTop
-                capturing = true
-                track(byte)
-                append(byte)
-            }
+            if !isSpace { try begin(byte) }
         case .wrongTop:
             track(byte)
             append(byte)
@@ -134,30 +124,60 @@ public struct BikeListReader: Sendable {
                 throw BikeListError(Self.isJSON(buffer) ? .notAnArray : .notJSON)
             }
         case .elements:
-            if capturing {
-                if depth == elementDepth && (byte == UInt8(ascii: ",") || byte == UInt8(ascii: "]")) {
-                    try emitElement(body)
-                    if byte == UInt8(ascii: "]") { closeElements() } else { sawSeparator = true }
-                    return
-                }
-                track(byte)
-                append(byte)
-                return
-            }
-            if isSpace { return }
-            if byte == UInt8(ascii: "]") {
-                // `[]` is an empty list; `[1,]` is not JSON.
-                if sawSeparator { throw BikeListError(.notJSON) }
-                closeElements()
-                return
-            }
-            if byte == UInt8(ascii: ",") { throw BikeListError(.notJSON) }
+            try elements(byte, isSpace: isSpace, body)
+        case .key, .inKey, .colon, .value, .fieldValue:
+            try cacheField(byte, isSpace: isSpace, body)
+        case .end:
+            guard isSpace else { throw BikeListError(.notJSON) }
+        }
+    }
+
+    /// The document's first byte: the container the shape expects, or a wrong top-level value.
+    private mutating func begin(_ byte: UInt8) throws(BikeListError) {
+        if byte == UInt8(ascii: "["), shape == .answer {
+            (depth, elementDepth, position) = (1, 1, .elements)
+        } else if byte == UInt8(ascii: "{"), shape == .cache {
+            (depth, position) = (1, .key)
+        } else {
+            // `{"bikes":[]}` given as an answer, `[…]` as a cache, or a scalar: wrong shape (if JSON at all).
+            position = .wrongTop
             capturing = true
-            sawSeparator = false
-            buffer.removeAll(keepingCapacity: true)
-            oversized = false
             track(byte)
             append(byte)
+        }
+    }
+
+    /// In the array of bikes: an element's end, the array's end, or the start of the next element.
+    private mutating func elements(_ byte: UInt8, isSpace: Bool, _ body: (Item) -> Void) throws(BikeListError) {
+        if capturing {
+            if depth == elementDepth && (byte == UInt8(ascii: ",") || byte == UInt8(ascii: "]")) {
+                try emitElement(body)
+                if byte == UInt8(ascii: "]") { closeElements() } else { sawSeparator = true }
+                return
+            }
+            track(byte)
+            append(byte)
+            return
+        }
+        if isSpace { return }
+        if byte == UInt8(ascii: "]") {
+            // `[]` is an empty list; `[1,]` is not JSON.
+            if sawSeparator { throw BikeListError(.notJSON) }
+            closeElements()
+            return
+        }
+        if byte == UInt8(ascii: ",") { throw BikeListError(.notJSON) }
+        capturing = true
+        sawSeparator = false
+        buffer.removeAll(keepingCapacity: true)
+        oversized = false
+        track(byte)
+        append(byte)
+    }
+
+    /// In the cache's object: its keys, and each value other than the bikes' array, handed out whole.
+    private mutating func cacheField(_ byte: UInt8, isSpace: Bool, _ body: (Item) -> Void) throws(BikeListError) {
+        switch position {
         case .key:
             if isSpace || byte == UInt8(ascii: ",") { return }
             if byte == UInt8(ascii: "}") {
@@ -171,25 +191,12 @@ public struct BikeListReader: Sendable {
             append(byte)
             inString = true
             position = .inKey
-        case .inKey:
-            break  // (only strings are read in a key; handled above)
         case .colon:
             if isSpace { return }
             guard byte == UInt8(ascii: ":") else { throw BikeListError(.notJSON) }
             position = .value
         case .value:
-            if isSpace { return }
-            if key == "bikes" {
-                guard byte == UInt8(ascii: "[") else { throw BikeListError(.notAnArray) }
-                (depth, elementDepth, position, sawBikes) = (2, 2, .elements, true)
-                return
-            }
-            buffer.removeAll(keepingCapacity: true)
-            oversized = false
-            capturing = true
-            position = .fieldValue
-            track(byte)
-            append(byte)
+            if !isSpace { try value(byte) }
         case .fieldValue:
             if depth == 1 && (byte == UInt8(ascii: ",") || byte == UInt8(ascii: "}")) {
                 capturing = false
@@ -204,9 +211,24 @@ public struct BikeListReader: Sendable {
             }
             track(byte)
             append(byte)
-        case .end:
-            guard isSpace else { throw BikeListError(.notJSON) }
+        case .start, .wrongTop, .elements, .inKey, .end:
+            break  // (a key's bytes are all in its string, handled in `take`; the rest are not the cache's fields)
         }
+    }
+
+    /// A cache key's value begins: the bikes' array, or a field kept whole.
+    private mutating func value(_ byte: UInt8) throws(BikeListError) {
+        if key == "bikes" {
+            guard byte == UInt8(ascii: "[") else { throw BikeListError(.notAnArray) }
+            (depth, elementDepth, position, sawBikes) = (2, 2, .elements, true)
+            return
+        }
+        buffer.removeAll(keepingCapacity: true)
+        oversized = false
+        capturing = true
+        position = .fieldValue
+        track(byte)
+        append(byte)
     }
 
     /// One byte inside a string: escapes, and its end. True when the byte closed the string.

@@ -1,3 +1,4 @@
+public import BeaconDelivery
 import BeaconEngine
 import BeaconPOSIX
 public import BeaconWire
@@ -49,17 +50,19 @@ public final class FileRegistry: Registry {
         return .list(builder.build(), validators: CacheValidators(etag: version))
     }
 
-    public func post(body: String, sightingID: String) async -> PostOutcome {
+    public var id: SinkID { .registry }
+
+    public func deliver(_ sighting: OutgoingSighting) async -> DeliveryOutcome {
         do {
             let descriptor = try FileDescriptor.open(
                 FilePath(sightingsPath), .writeOnly, options: [.append, .create, .closeOnExec],
                 permissions: [.ownerReadWrite, .groupRead])
             defer { try? descriptor.close() }
-            _ = try Array((body + "\n").utf8).withUnsafeBytes { try descriptor.writeAll($0) }
+            _ = try Array((sighting.json + "\n").utf8).withUnsafeBytes { try descriptor.writeAll($0) }
             try SystemCalls.sync(descriptor)
             return .delivered
         } catch {
-            return .retry(reason: "\(sightingsPath): \(error)", retryAfter: nil)
+            return .retry(after: nil, reason: "\(sightingsPath): \(error)")
         }
     }
 

@@ -1,4 +1,5 @@
 public import AsyncHTTPClient
+public import BeaconDelivery
 import BeaconEngine
 public import BeaconWire
 import DaemonSupport
@@ -73,7 +74,7 @@ public final class HTTPRegistry: Registry {
             request.headers.add(name: "If-Modified-Since", value: lastModified)
         }
         // The answer is read as it arrives, piece by piece, into the set matching needs: neither the text nor a
-        // decoded copy of it is ever held whole (BENCHMARKS.md, "The bike list", has what holding it whole cost).
+        // decoded copy of it is ever held whole (docs/performance-history.md, "The bike list", has what holding it whole cost).
         let outcome: Answer
         do {
             outcome = try await withDeadline(configuration.listTimeout) {
@@ -120,19 +121,22 @@ public final class HTTPRegistry: Registry {
         }
     }
 
-    public func post(body: String, sightingID: String) async -> PostOutcome {
+    public var id: SinkID { .registry }
+
+    /// `POST /sightings` with the sighting's stored JSON, so every retry sends the same bytes.
+    public func deliver(_ sighting: OutgoingSighting) async -> DeliveryOutcome {
         var (request, shown) = request("/sightings")
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
-        request.headers.add(name: "Idempotency-Key", value: sightingID)
-        request.body = .bytes(ByteBuffer(string: body))
+        request.headers.add(name: "Idempotency-Key", value: sighting.sightingId)
+        request.body = .bytes(ByteBuffer(string: sighting.json))
         let response: HTTPClientResponse
         do {
             response = try await withDeadline(configuration.requestTimeout) { [client, timeout, request] in
                 try await client.execute(request, timeout: timeout)
             }
         } catch {
-            return .retry(reason: "POST \(shown): \(Self.describe(error))", retryAfter: nil)
+            return .retry(after: nil, reason: "POST \(shown): \(Self.describe(error))")
         }
         // Read (a little of) the body so the connection can be reused; its content does not matter. The status has
         // answered already, so a body that does not come is given up on after a while, never retried: inside the

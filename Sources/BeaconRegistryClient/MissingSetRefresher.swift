@@ -1,7 +1,7 @@
 public import BeaconEngine
 import BeaconPOSIX
 public import BeaconWire
-import DaemonSupport
+public import DaemonSupport
 public import Logging
 import Synchronization
 
@@ -133,55 +133,10 @@ public final class MissingSetRefresher<C: Clock>: Sendable where C.Duration == D
                     state.status.consecutiveFailures = 0
                 }
                 logger.debug("bike list not modified")
+                return true
             case .list(let set, let validators):
-                let statistics = set.statistics
-                let note: String?
-                switch RefreshPolicy.verdict(on: statistics, kept: mailbox.latest.count) {
-                case .refuse(let reason):
-                    state.withLock { state in
-                        state.status.lastError = reason
-                        state.status.lastErrorStatus = nil
-                        state.status.refusedList = reason
-                        state.status.skippedEntries = statistics.rejectedTotal
-                        state.status.consecutiveFailures += 1
-                    }
-                    logger.error(
-                        "bike list refused",
-                        metadata: ["reason": "\(reason)", "bikes.skipped": "\(statistics.rejectedTotal)"])
-                    return false
-                case .take(let taken):
-                    note = taken
-                    if taken != nil {
-                        logger.error(
-                            "bike list mostly unusable; taken, as there is no list yet",
-                            metadata: ["bikes.skipped": "\(statistics.rejectedTotal)"])
-                    }
-                }
-                mailbox.publish(set)
-                let now = wallClock()
-                state.withLock { state in
-                    state.validators = validators
-                    state.validatorsFrom = source
-                    state.status.source = .registry
-                    state.status.missing = set.count
-                    state.status.skippedEntries = set.statistics.rejectedTotal
-                    state.status.refusedList = note
-                    state.status.fetchedAt = now
-                    state.status.lastSuccess = now
-                    state.status.lastError = nil
-                    state.status.lastErrorStatus = nil
-                    state.status.consecutiveFailures = 0
-                }
-                logger.info(
-                    "missing bikes refreshed",
-                    metadata: ["bikes.missing": "\(set.count)", "bikes.skipped": "\(set.statistics.rejectedTotal)"])
-                do {
-                    try cache?.store(.init(set: set, validators: validators, fetchedAt: now, source: source))
-                } catch {
-                    logger.error("cannot write the bike cache", metadata: ["error": "\(error)"])
-                }
+                return take(set, validators: validators, from: source)
             }
-            return true
         } catch {
             state.withLock { state in
                 state.status.lastError = error.message
@@ -195,6 +150,57 @@ public final class MissingSetRefresher<C: Clock>: Sendable where C.Duration == D
             logger.warning("bike list refresh failed; keeping the set we have", metadata: ["error": "\(error.message)"])
             return false
         }
+    }
+
+    /// A new list from the registry: matched against from now on and cached, unless `RefreshPolicy` refuses it.
+    private func take(_ set: MissingBikeSet, validators: CacheValidators, from source: String) -> Bool {
+        let statistics = set.statistics
+        let note: String?
+        switch RefreshPolicy.verdict(on: statistics, kept: mailbox.latest.count) {
+        case .refuse(let reason):
+            state.withLock { state in
+                state.status.lastError = reason
+                state.status.lastErrorStatus = nil
+                state.status.refusedList = reason
+                state.status.skippedEntries = statistics.rejectedTotal
+                state.status.consecutiveFailures += 1
+            }
+            logger.error(
+                "bike list refused",
+                metadata: ["reason": "\(reason)", "bikes.skipped": "\(statistics.rejectedTotal)"])
+            return false
+        case .take(let taken):
+            note = taken
+            if taken != nil {
+                logger.error(
+                    "bike list mostly unusable; taken, as there is no list yet",
+                    metadata: ["bikes.skipped": "\(statistics.rejectedTotal)"])
+            }
+        }
+        mailbox.publish(set)
+        let now = wallClock()
+        state.withLock { state in
+            state.validators = validators
+            state.validatorsFrom = source
+            state.status.source = .registry
+            state.status.missing = set.count
+            state.status.skippedEntries = set.statistics.rejectedTotal
+            state.status.refusedList = note
+            state.status.fetchedAt = now
+            state.status.lastSuccess = now
+            state.status.lastError = nil
+            state.status.lastErrorStatus = nil
+            state.status.consecutiveFailures = 0
+        }
+        logger.info(
+            "missing bikes refreshed",
+            metadata: ["bikes.missing": "\(set.count)", "bikes.skipped": "\(set.statistics.rejectedTotal)"])
+        do {
+            try cache?.store(.init(set: set, validators: validators, fetchedAt: now, source: source))
+        } catch {
+            logger.error("cannot write the bike cache", metadata: ["error": "\(error)"])
+        }
+        return true
     }
 
     /// A first start's attempt at the registry (there is no cache, so without it nothing can be detected), waited

@@ -1,3 +1,5 @@
+public import BeaconDelivery
+
 /// What an answer to `POST /sightings` means for the sighting and the station, from its status alone (pure, so
 /// every status is tested without a server).
 ///
@@ -11,33 +13,30 @@
 public enum PostAnswer {
     public static func outcome(
         status: Int, reasonPhrase: String, retryAfter: Duration?, location: String?, request shown: String
-    ) -> PostOutcome {
+    ) -> DeliveryOutcome {
         let answered = "POST \(shown): HTTP \(status) \(reasonPhrase)"
         switch status {
         case 200..<300, 409:
             return .delivered
         case 408, 429, 500..<600:
-            return .retry(reason: answered, retryAfter: retryAfter)
+            return .retry(after: retryAfter, reason: answered)
         case 300..<400:
             let target = location.map { " to \(RegistryAddress.redacted($0))" } ?? ""
             return .held(
-                status: status,
                 reason:
                     "\(answered): the registry moved\(target); sightings are kept, not sent there: change `registry` in the configuration"
             )
         case 401, 403:
             return .held(
-                status: status,
                 reason:
                     "\(answered): the registry refused the API key; sightings are kept: put this station's key in place and reload"
             )
         case 404, 405:
             return .held(
-                status: status,
                 reason:
                     "\(answered): no registry at this URL; sightings are kept: check `registry` in the configuration")
         default:
-            return .rejected(status: status, reason: answered)
+            return .refused(reason: answered, code: status)
         }
     }
 }

@@ -1,4 +1,5 @@
 import BeaconEngine
+import DaemonSupport
 
 /// The refresher's decisions, pure, as `PosterPolicy` is the poster's: whether a list the registry sent is taken
 /// over the one in use, and how long to wait before the next refresh. No clock and no I/O: `MissingSetRefresher`

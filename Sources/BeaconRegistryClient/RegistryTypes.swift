@@ -1,5 +1,5 @@
+public import BeaconDelivery
 public import BeaconEngine
-public import BeaconOutbox
 public import BeaconWire
 
 /// What `GET /bikes` gave.
@@ -19,19 +19,6 @@ public struct CacheValidators: Hashable, Sendable, Codable {
         self.etag = etag
         self.lastModified = lastModified
     }
-}
-
-/// How one delivery attempt ended.
-public enum PostOutcome: Hashable, Sendable {
-    /// Any 2xx: the row can go.
-    case delivered
-    /// Timeouts, connection errors, 5xx, 408, 429: try again later, not before `retryAfter` if the server said.
-    case retry(reason: String, retryAfter: Duration?)
-    /// The registry will never take this one (400, 413, 422…): it goes to the dead letters.
-    case rejected(status: Int, reason: String)
-    /// The station's problem, not the sighting's (a refused key, a redirect, a wrong URL): every sighting is kept,
-    /// the daemon says what to change, and tries again slowly or as soon as the configuration changes.
-    case held(status: Int, reason: String)
 }
 
 /// A registry request that failed, worded for a log line or `status`. Never contains the API key.
@@ -65,21 +52,6 @@ public protocol MissingBikeSource: Sendable {
     var displayName: String { get }
     func fetchMissing(validators: CacheValidators?, regions: [BeaconRegion]) async throws(RegistryError)
         -> RegistryFetch
-}
-
-/// Where sightings go (the registry, an MQTT broker), as a poster sees it: one attempt to deliver one sighting.
-public protocol SightingSink: Sendable {
-    /// Where it is, for logs and status, with any key redacted.
-    var displayName: String { get }
-    /// The name of its line in the outbox ("registry", "mqtt"): the same across restarts, or what it was owed is
-    /// dropped as a sink no longer configured.
-    var sinkName: String { get }
-    func post(body: String, sightingID: String) async -> PostOutcome
-}
-
-extension SightingSink {
-    /// Every registry is the outbox's "registry" line, HTTP or file, whichever one the configuration names.
-    public var sinkName: String { Outbox.registry }
 }
 
 /// The registry, both of them at once; HTTP and file implementations.

@@ -40,9 +40,7 @@ public enum AdvertisingData {
         var bad = false
         if isCanonicalIBeacon(base, count: count) {
             summary.kind = .iBeacon
-            summary.beacon = IBeacon(
-                uncheckedManufacturerData: UnsafeRawBufferPointer(
-                    start: base + 5, count: IBeacon.manufacturerDataLength))
+            summary.beacon = iBeacon(at: base + 5)
             return summary
         }
         let end = base + count
@@ -82,29 +80,38 @@ public enum AdvertisingData {
             } else if type == serviceData16 {
                 if bodyCount >= 2, u16(body) == eddystoneServiceUUID { rank = min(rank, Rank.eddystone) }
             } else if type == incompleteServiceUUIDs16 || type == completeServiceUUIDs16 {
-                var uuid = body
-                while uuid + 1 < next {
-                    if u16(uuid) == eddystoneServiceUUID { rank = min(rank, Rank.eddystone) }
-                    uuid += 2
-                }
+                if listsEddystone(from: body, to: next) { rank = min(rank, Rank.eddystone) }
             }
         }
         summary.kind = Rank.kind(rank)
         summary.hadBadStructure = bad
         summary.hadMalformedIBeacon = malformed
-        if let beaconAt {
-            summary.beacon = IBeacon(
-                uncheckedManufacturerData: UnsafeRawBufferPointer(
-                    start: beaconAt, count: IBeacon.manufacturerDataLength))
-        }
+        if let beaconAt { summary.beacon = iBeacon(at: beaconAt) }
         return summary
+    }
+
+    /// The iBeacon whose 25 bytes of manufacturer data (company ID onwards) start at `body`.
+    @inlinable @inline(__always)
+    static func iBeacon(at body: UnsafeRawPointer) -> IBeacon {
+        IBeacon(uncheckedManufacturerData: UnsafeRawBufferPointer(start: body, count: IBeacon.manufacturerDataLength))
+    }
+
+    /// Whether a list of 16-bit service UUIDs, from `body` to `end`, has Eddystone's.
+    @inlinable @inline(__always)
+    static func listsEddystone(from body: UnsafeRawPointer, to end: UnsafeRawPointer) -> Bool {
+        var uuid = body
+        while uuid + 1 < end {
+            if u16(uuid) == eddystoneServiceUUID { return true }
+            uuid += 2
+        }
+        return false
     }
 
     /// The advert every iBeacon sends, 30 bytes: flags (`02 01 xx`, any value), then Apple's 26-byte manufacturer
     /// structure with the iBeacon type and length (`1A FF 4C 00 02 15`) and 21 bytes running exactly to the end.
     /// Told by one 8-byte comparison, a ninth byte and the length. It is decided before anything else because it is
     /// the common case: reaching it by the general walk below costs every iBeacon report the walk's steps
-    /// (BENCHMARKS.md, "Decode", has the figures).
+    /// (docs/performance-history.md, "Decode", has the figures).
     @inlinable @inline(__always)
     static func isCanonicalIBeacon(_ base: UnsafeRawPointer, count: Int) -> Bool {
         count == 30

@@ -3,7 +3,7 @@
 //
 // Why: only the BlueZ D-Bus backends talk to D-Bus, and a binary that names libdbus loads it, and with it
 // libsystemd and the compression and crypto libraries libsystemd needs, into every process at start: 0.8 MiB
-// resident in a daemon that replays a capture or reads the HCI socket and never calls one of them (BENCHMARKS.md,
+// resident in a daemon that replays a capture or reads the HCI socket and never calls one of them (docs/performance-history.md,
 // "RSS: what it took"). So no binary names it: CDBus has libdbus's headers and no library to link, and the
 // .note.dlopen below tells packagers which library is loaded this way, as systemd's own optional libraries are.
 //

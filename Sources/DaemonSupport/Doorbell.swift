@@ -19,6 +19,10 @@ public final class Doorbell: Sendable {
     }
     private let state = Mutex(State())
 
+    /// Whether a ring is kept for the next wait. A wait that is over must leave none it did not get from a ring
+    /// (what the tests read after each wait).
+    var keepsARing: Bool { state.withLock { $0.rung } }
+
     public func ring() {
         let waiter = state.withLock { state -> Waiter? in
             if let waiter = state.waiter {

@@ -7,7 +7,7 @@ import Dispatch
 /// A synchronous `main` that runs the command as a task and waits for it, not an `async` one: Swift's async `main`
 /// hands the main thread to `dispatch_main`, which ends the thread with `pthread_exit`, and that unwinds its stack
 /// through the binary's unwind tables. beacond unwinds nothing else, and that one unwinding made 0.7 MiB of the
-/// tables and of libgcc's unwinder resident in every run (BENCHMARKS.md, "RSS: what it took"). Nothing in beacond
+/// tables and of libgcc's unwinder resident in every run (docs/performance-history.md, "RSS: what it took"). Nothing in beacond
 /// runs on the main queue or the main actor, so the main thread has nothing else to do than wait.
 @main
 enum BeacondMain {

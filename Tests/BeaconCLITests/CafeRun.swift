@@ -1,3 +1,4 @@
+import BeaconControl
 import BeaconDaemon
 import BeaconTestSupport
 import Foundation
@@ -23,11 +24,10 @@ struct CafeRun {
         return CafeRun(directory: try TemporaryDirectory(label), registry: registry)
     }
 
-    /// For a test's `defer`, which cannot wait: the directory goes now (a `Task` that also removed it ran after
-    /// the last test of a run had ended the process, leaving it in /tmp), the registry stops behind it.
-    func stop() {
+    /// For a test's `withTeardown`: the registry stops, then the directory goes.
+    func stop() async {
+        await registry.stop()
         directory.remove()
-        Task { [registry] in await registry.stop() }
     }
 
     /// `beacond run` replaying the café capture as fast as it goes (the same sightings every time, ids included).

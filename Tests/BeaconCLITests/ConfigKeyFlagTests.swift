@@ -7,7 +7,7 @@ import Testing
 
 /// Every configuration key is a flag of the same name, and every such flag reaches the configuration as its key: both
 /// come from one table (`DaemonConfiguration.table`), and these hold the flags' parsing and help to it.
-@Suite struct ConfigKeyFlagTests {
+@Suite(.timeLimit(.minutes(20))) struct ConfigKeyFlagTests {
     @Test func everyKeyIsAFlagOfItsNameThatArrivesAsThatKey() throws {
         var arguments: [String] = []
         for key in DaemonConfiguration.keys { arguments += ["--\(key)", "value-of-\(key)"] }

@@ -4,7 +4,7 @@ import Testing
 
 /// What the configuration's users type and see: negative coordinates in the ordinary form, a garbage file shown
 /// safely, the API key file checked by `check-config` as `run` checks it, and registry credentials never shown.
-@Suite struct ConfigurationSafetyTests {
+@Suite(.timeLimit(.minutes(20))) struct ConfigurationSafetyTests {
     @Test func negativeCoordinatesTakeTheOrdinaryForm() async throws {
         let run = try await BeacondRun([
             "check-config", "--config", "/dev/null", "--latitude", "-33.9", "--longitude", "-0.12",

@@ -1,4 +1,6 @@
+import BeaconControl
 import BeaconDaemon
+import BeaconPOSIX
 import BeaconTestSupport
 import Foundation
 import Testing
@@ -6,7 +8,7 @@ import Testing
 /// The control socket under clients that misbehave: several that connect and say nothing, one that trickles its
 /// request, a daemon that never answers, a path given relative, and a refresh from a process whose group comes
 /// only from its supplementary groups.
-@Suite(.serialized) struct ControlSocketTests {
+@Suite(.serialized, .timeLimit(.minutes(20))) struct ControlSocketTests {
     /// A running daemon on the café capture at its own pace, for a minute or so.
     static func daemon(_ directory: TemporaryDirectory) async throws -> DaemonProcess {
         try FileManager.default.createDirectory(atPath: directory.file("state"), withIntermediateDirectories: true)
@@ -24,22 +26,11 @@ import Testing
         return daemon
     }
 
-    /// A connected client that sends `bytes` and then nothing.
-    static func connect(_ socket: String, sending bytes: String = "") throws -> Int32 {
-        let descriptor = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(socket.utf8) + [0]) }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard connected == 0 else { throw FixtureError("connect \(socket): errno \(errno)") }
-        if !bytes.isEmpty {
-            _ = Array(bytes.utf8).withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        }
-        return descriptor
+    /// A connected client that sends `bytes` and then nothing (BeaconPOSIX's socket, whose reads end after 30 s).
+    static func connect(_ socket: String, sending bytes: String = "") throws -> UnixSocket {
+        let client = try UnixSocket.connect(path: socket, timeoutSeconds: 30)
+        try client.writeAll(Array(bytes.utf8))
+        return client
     }
 
     @Test func silentAndTricklingClientsDoNotHoldOthersUp() async throws {
@@ -54,7 +45,7 @@ import Testing
         let trickling = Task.detached {
             for byte in Array(#"uest":"status"}"#.utf8) {
                 try? await Task.sleep(for: .milliseconds(100))
-                _ = withUnsafeBytes(of: byte) { send(trickler, $0.baseAddress, 1, Int32(MSG_NOSIGNAL)) }
+                _ = withUnsafeBytes(of: byte) { send(trickler.descriptor, $0.baseAddress, 1, Int32(MSG_NOSIGNAL)) }
             }
         }
         try await Task.sleep(for: .milliseconds(200))
@@ -74,12 +65,10 @@ import Testing
         await trickling.value
         // The silent ones are answered with the reason once their 2 s are up, and closed.
         var buffer = [UInt8](repeating: 0, count: 4096)
-        for descriptor in silent {
-            let count = recv(descriptor, &buffer, buffer.count, 0)
+        for client in silent {
+            let count = recv(client.descriptor, &buffer, buffer.count, 0)
             #expect(count > 0 && String(decoding: buffer[..<count], as: UTF8.self).contains("no request line"))
-            close(descriptor)
         }
-        close(trickler)
         daemon.terminate()
         #expect(await daemon.waitForExit(seconds: 10) == 0)
     }
@@ -89,17 +78,8 @@ import Testing
         defer { directory.remove() }
         // Something listening that never answers: a socket bound and listened to, and nothing more.
         let path = directory.file("mute.sock")
-        let listener = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(listener) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        try #require(bound == 0 && listen(listener, 4) == 0)
+        let listener = try UnixSocket.listen(path: path, mode: 0o600)
+        defer { withExtendedLifetime(listener) {} }  // listening until the test ends
         let mute = try await BeacondRun(["status", "--control-socket", path])
         #expect(mute.status == 5, "\(mute.stderr)")
         #expect(mute.stderr.contains("did not answer"), "\(mute.stderr)")

@@ -1,4 +1,6 @@
+import BeaconControl
 import BeaconDaemon
+import BeaconPOSIX
 import BeaconTestSupport
 import Foundation
 import RegistryTestServer
@@ -6,7 +8,7 @@ import Testing
 
 /// The running daemon's control surface: the socket's protocol and permissions, health and the watchdog,
 /// SIGHUP.
-@Suite(.serialized) struct DaemonControlTests {
+@Suite(.serialized, .timeLimit(.minutes(20))) struct DaemonControlTests {
     /// A station beacon that is not in the café capture: the daemon must call itself unhealthy, stop feeding
     /// the watchdog, and say why.
     @Test func aSilentStationBeaconMakesTheDaemonUnhealthyAndStarvesTheWatchdog() async throws {
@@ -27,7 +29,7 @@ import Testing
             name: "silent")
 
         var report: StatusReport?
-        for _ in 0..<100 where daemon.process.isRunning {
+        for _ in 0..<100 where daemon.isRunning {
             if let status = try? DaemonEndToEndTests.status(socket: socket), !status.healthy,
                 status.capture.iBeacons > 0
             {
@@ -77,80 +79,82 @@ import Testing
     @Test func sighupReloadsTheRegistryKeyAndRefusesABrokenFile() async throws {
         let registry = RegistryServer()
         try await registry.start()
-        defer { Task { await registry.stop() } }
-        registry.setBikes(try String(contentsOfFile: DaemonEndToEndTests.bikes, encoding: .utf8))
-        registry.requireKey("old-key-1")
-        let directory = try TemporaryDirectory("beacond-control")
-        defer { directory.remove() }
-        let keyFile = directory.file("key")
-        try "old-key-1\n".write(toFile: keyFile, atomically: true, encoding: .utf8)
-        let config = directory.file("beacond.conf")
-        let good = """
-            station-id = hup-test
-            registry = \(registry.baseURL)
-            api-key-file = \(keyFile)
-            state-directory = \(directory.file("state"))
-            control-socket = \(directory.file("control.sock"))
+        try await withTeardown({ await registry.stop() }) {
+            registry.setBikes(try String(contentsOfFile: DaemonEndToEndTests.bikes, encoding: .utf8))
+            registry.requireKey("old-key-1")
+            let directory = try TemporaryDirectory("beacond-control")
+            defer { directory.remove() }
+            let keyFile = directory.file("key")
+            try "old-key-1\n".write(toFile: keyFile, atomically: true, encoding: .utf8)
+            let config = directory.file("beacond.conf")
+            let good = """
+                station-id = hup-test
+                registry = \(registry.baseURL)
+                api-key-file = \(keyFile)
+                state-directory = \(directory.file("state"))
+                control-socket = \(directory.file("control.sock"))
 
-            """
-        try good.write(toFile: config, atomically: true, encoding: .utf8)
-        let daemon = try DaemonProcess(
-            ["run", "--config", config, "--replay", DaemonEndToEndTests.capture, "--speed", "1"],
-            logDirectory: directory.path, name: "hup")
-        let socket = directory.file("control.sock")
-        try await Self.waitFor("the first refresh", daemon) {
-            (try? DaemonEndToEndTests.status(socket: socket))?.missingSet.source == "registry"
-        }
+                """
+            try good.write(toFile: config, atomically: true, encoding: .utf8)
+            let daemon = try DaemonProcess(
+                ["run", "--config", config, "--replay", DaemonEndToEndTests.capture, "--speed", "1"],
+                logDirectory: directory.path, name: "hup")
+            let socket = directory.file("control.sock")
+            try await Self.waitFor("the first refresh", daemon) {
+                (try? DaemonEndToEndTests.status(socket: socket))?.missingSet.source == "registry"
+            }
 
-        // A broken file: refused, logged, the daemon carries on.
-        try (good + "refresh-interval = often\n").write(toFile: config, atomically: true, encoding: .utf8)
-        kill(daemon.process.processIdentifier, SIGHUP)
-        try await Self.waitFor("the refusal", daemon) { daemon.stderr.contains("configuration not reloaded") }
-        #expect(daemon.stderr.contains("refresh-interval"))
-        #expect(daemon.process.isRunning)
+            // A broken file: refused, logged, the daemon carries on.
+            try (good + "refresh-interval = often\n").write(toFile: config, atomically: true, encoding: .utf8)
+            daemon.process.send(SIGHUP)
+            try await Self.waitFor("the refusal", daemon) { daemon.stderr.contains("configuration not reloaded") }
+            #expect(daemon.stderr.contains("refresh-interval"))
+            #expect(daemon.isRunning)
 
-        // The key rotates: the registry wants the new one, the file holds it, SIGHUP applies it.
-        registry.requireKey("new-key-2")
-        try "new-key-2\n".write(toFile: keyFile, atomically: true, encoding: .utf8)
-        try (good + "report-interval = 900\n").write(toFile: config, atomically: true, encoding: .utf8)
-        let before = registry.requests.count
-        kill(daemon.process.processIdentifier, SIGHUP)
-        try await Self.waitFor("a refresh with the new key", daemon) {
-            registry.requests.dropFirst(before).contains {
-                $0.path.hasSuffix("bikes") && ($0.query ?? "").contains("new-key-2")
+            // The key rotates: the registry wants the new one, the file holds it, SIGHUP applies it.
+            registry.requireKey("new-key-2")
+            try "new-key-2\n".write(toFile: keyFile, atomically: true, encoding: .utf8)
+            try (good + "report-interval = 900\n").write(toFile: config, atomically: true, encoding: .utf8)
+            let before = registry.requests.count
+            daemon.process.send(SIGHUP)
+            try await Self.waitFor("a refresh with the new key", daemon) {
+                registry.requests.dropFirst(before).contains {
+                    $0.path.hasSuffix("bikes") && ($0.query ?? "").contains("new-key-2")
+                }
+            }
+            try await Self.waitFor("a clean refresh", daemon) {
+                (try? DaemonEndToEndTests.status(socket: socket))?.missingSet.lastError == nil
+            }
+            #expect(daemon.stderr.contains("configuration reloaded"))
+            #expect(daemon.stderr.contains("report-interval"), "a key that needs a restart is named")
+            #expect(!daemon.stderr.contains("new-key-2") && !daemon.stderr.contains("old-key-1"))
+
+            // A new registry: status names it from then on (it named the first one for ever).
+            let second = RegistryServer()
+            try await second.start()
+            try await withTeardown({ await second.stop() }) {
+                second.setBikes(try String(contentsOfFile: DaemonEndToEndTests.bikes, encoding: .utf8))
+                second.requireKey("new-key-2")
+                try good.replacingOccurrences(of: registry.baseURL, with: second.baseURL).write(
+                    toFile: config, atomically: true, encoding: .utf8)
+                daemon.process.send(SIGHUP)
+                try await Self.waitFor("status naming the new registry", daemon) {
+                    (try? DaemonEndToEndTests.status(socket: socket))?.missingSet.registry == second.baseURL
+                }
+                try await Self.waitFor("the new registry asked for the bikes", daemon) {
+                    second.requests.contains { $0.path.hasSuffix("bikes") }
+                }
+
+                daemon.terminate()
+                #expect(await daemon.waitForExit(seconds: 10) == 0)
             }
         }
-        try await Self.waitFor("a clean refresh", daemon) {
-            (try? DaemonEndToEndTests.status(socket: socket))?.missingSet.lastError == nil
-        }
-        #expect(daemon.stderr.contains("configuration reloaded"))
-        #expect(daemon.stderr.contains("report-interval"), "a key that needs a restart is named")
-        #expect(!daemon.stderr.contains("new-key-2") && !daemon.stderr.contains("old-key-1"))
-
-        // A new registry: status names it from then on (it named the first one for ever).
-        let second = RegistryServer()
-        try await second.start()
-        defer { Task { await second.stop() } }
-        second.setBikes(try String(contentsOfFile: DaemonEndToEndTests.bikes, encoding: .utf8))
-        second.requireKey("new-key-2")
-        try good.replacingOccurrences(of: registry.baseURL, with: second.baseURL).write(
-            toFile: config, atomically: true, encoding: .utf8)
-        kill(daemon.process.processIdentifier, SIGHUP)
-        try await Self.waitFor("status naming the new registry", daemon) {
-            (try? DaemonEndToEndTests.status(socket: socket))?.missingSet.registry == second.baseURL
-        }
-        try await Self.waitFor("the new registry asked for the bikes", daemon) {
-            second.requests.contains { $0.path.hasSuffix("bikes") }
-        }
-
-        daemon.terminate()
-        #expect(await daemon.waitForExit(seconds: 10) == 0)
     }
 
     static func waitFor(_ what: String, _ daemon: DaemonProcess, _ condition: () throws -> Bool) async throws {
         for _ in 0..<200 {
             if try condition() { return }
-            guard daemon.process.isRunning else { break }
+            guard daemon.isRunning else { break }
             try await Task.sleep(for: .milliseconds(50))
         }
         Issue.record("timed out waiting for \(what):\n\(daemon.stderr)")
@@ -159,22 +163,11 @@ import Testing
 
     /// Sends raw bytes to the control socket and returns the answer, for requests the client never makes.
     static func exchange(_ socket: String, _ request: String) throws -> String {
-        let descriptor = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(socket.utf8) + [0]) }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard connected == 0 else { throw FixtureError("connect \(socket): errno \(errno)") }
-        _ = Array(request.utf8).withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        let client = try ControlSocketTests.connect(socket, sending: request)
         var answer: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
-            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            let count = buffer.withUnsafeMutableBytes { recv(client.descriptor, $0.baseAddress, $0.count, 0) }
             guard count > 0 else { break }
             answer += buffer[..<count]
         }

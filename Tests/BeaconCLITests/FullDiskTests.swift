@@ -1,3 +1,4 @@
+import BeaconControl
 import BeaconDaemon
 import BeaconTestSupport
 import Foundation
@@ -6,43 +7,46 @@ import Testing
 
 /// The state directory's file system fills up (an SD card full of logs): detection goes on, `status` says the
 /// outbox cannot take sightings, and once there is room again everything, before and after, is delivered.
-@Suite struct FullDiskTests {
+@Suite(.timeLimit(.minutes(20))) struct FullDiskTests {
     @Test(.enabled(if: getuid() == 0, "mounting a small tmpfs needs root (CI runs as root)"))
     func aFullStateDirectoryDelaysSightingsButLosesNone() async throws {
         let cafe = try await CafeRun.start("beacond-full")
-        defer { cafe.stop() }
-        let expected = try await CafeRun.expectedSightingIDs()
-        let mount = try SmallFileSystem(at: cafe.state, megabytes: 4)
-        defer { mount.unmount() }
+        try await withTeardown({ await cafe.stop() }) {
+            let expected = try await CafeRun.expectedSightingIDs()
+            let mount = try SmallFileSystem(at: cafe.state, megabytes: 4)
+            defer { mount.unmount() }
 
-        // 120x: the 41-minute capture takes about 20 s, its sightings spread over it.
-        let daemon = try cafe.launch(["--speed", "120", "--exit-when-drained"], name: "full")
-        let delivering = await cafe.waitForStatus(seconds: 30) { $0.outbox.delivered >= 2 }
-        try #require(delivering != nil, "no sighting delivered within 30 s:\n\(daemon.stderr)")
+            // 120x: the 41-minute capture takes about 20 s, its sightings spread over it.
+            let daemon = try cafe.launch(["--speed", "120", "--exit-when-drained"], name: "full")
+            let delivering = await cafe.waitForStatus(seconds: 30) { $0.outbox.delivered >= 2 }
+            try #require(delivering != nil, "no sighting delivered within 30 s:\n\(daemon.stderr)")
 
-        try mount.fill()
-        let stuck = await cafe.waitForStatus(seconds: 30) { $0.outbox.uncommitted > 0 }
-        let report = try #require(stuck, "no sighting waiting for the outbox within 30 s:\n\(daemon.stderr)")
-        #expect(report.outbox.lastError?.contains("full") == true, "\(String(describing: report.outbox.lastError))")
-        #expect(
-            !report.healthy && report.problems.contains { $0.contains("outbox cannot take sightings") },
-            "\(report.problems)")
-        // Detection goes on: adverts keep being read and sightings keep being made while the disk is full (until the
-        // capture ends, which the disk does not hold up either).
-        let later = await cafe.waitForStatus(seconds: 30) {
-            $0.capture.state == "finished"
-                || ($0.capture.adverts > report.capture.adverts && $0.outbox.uncommitted > report.outbox.uncommitted)
+            try mount.fill()
+            let stuck = await cafe.waitForStatus(seconds: 30) { $0.outbox.uncommitted > 0 }
+            let report = try #require(stuck, "no sighting waiting for the outbox within 30 s:\n\(daemon.stderr)")
+            #expect(report.outbox.lastError?.contains("full") == true, "\(String(describing: report.outbox.lastError))")
+            #expect(
+                !report.healthy && report.problems.contains { $0.contains("outbox cannot take sightings") },
+                "\(report.problems)")
+            // Detection goes on: adverts keep being read and sightings keep being made while the disk is full (until the
+            // capture ends, which the disk does not hold up either).
+            let later = await cafe.waitForStatus(seconds: 30) {
+                $0.capture.state == "finished"
+                    || ($0.capture.adverts > report.capture.adverts
+                        && $0.outbox.uncommitted > report.outbox.uncommitted)
+            }
+            #expect(later != nil, "no advert read and no sighting made while the disk was full:\n\(daemon.stderr)")
+
+            mount.makeRoom()
+            #expect(
+                await daemon.waitForExit(seconds: 60) == 0,
+                "the backlog did not drain once there was room:\n\(daemon.stderr)")
+            #expect(daemon.stderr.contains("outbox cannot take sightings; keeping them in memory"))
+            let received = cafe.registry.sightings
+            #expect(
+                Set(received.keys) == Set(expected),
+                "every sighting, committed before or during the full disk, delivered")
         }
-        #expect(later != nil, "no advert read and no sighting made while the disk was full:\n\(daemon.stderr)")
-
-        mount.makeRoom()
-        #expect(
-            await daemon.waitForExit(seconds: 60) == 0,
-            "the backlog did not drain once there was room:\n\(daemon.stderr)")
-        #expect(daemon.stderr.contains("outbox cannot take sightings; keeping them in memory"))
-        let received = cafe.registry.sightings
-        #expect(
-            Set(received.keys) == Set(expected), "every sighting, committed before or during the full disk, delivered")
     }
 }
 
@@ -76,8 +80,7 @@ struct SmallFileSystem {
         process.executableURL = URL(fileURLWithPath: tool)
         process.arguments = arguments
         try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
+        guard process.waitForExit() == 0 else {
             throw FixtureError("\(tool) \(arguments.joined(separator: " ")) failed")
         }
     }

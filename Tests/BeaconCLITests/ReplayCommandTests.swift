@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// Runs the built `beacond` binary as a user would and checks what it prints and how it exits.
-@Suite struct ReplayCommandTests {
+@Suite(.timeLimit(.minutes(20))) struct ReplayCommandTests {
     func beacond(_ arguments: String...) async throws -> BeacondRun { try await BeacondRun(arguments) }
 
     static func edge(_ name: String) -> String { Fixtures.edgeDirectory.appendingPathComponent(name).path }

@@ -7,7 +7,7 @@ import Testing
 @testable import BeaconCLI
 
 /// `beacond scan`: the table it draws (fed from a real capture) and how it fails without a radio.
-@Suite struct ScanCommandTests {
+@Suite(.timeLimit(.minutes(20))) struct ScanCommandTests {
     static let btvirt = Fixtures.sharedDirectory.appendingPathComponent("btvirt-le-legacy.btsnoop")
     static let uuid = "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"
 

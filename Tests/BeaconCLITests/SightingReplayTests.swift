@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// `beacond replay --missing`, run as a user would, against the café capture's ground truth.
-@Suite struct SightingReplayTests {
+@Suite(.timeLimit(.minutes(20))) struct SightingReplayTests {
     static func cafe(_ extra: String...) async throws -> BeacondRun {
         try await BeacondRun(
             [
@@ -104,7 +104,7 @@ import Testing
     }
 }
 
-@Suite struct CheckConfigCommandTests {
+@Suite(.timeLimit(.minutes(20))) struct CheckConfigCommandTests {
     @Test func listsEveryErrorAndExitsSeventyEight() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

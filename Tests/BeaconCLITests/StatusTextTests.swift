@@ -4,7 +4,7 @@ import Testing
 @testable import BeaconCLI
 
 /// status's formatting without Foundation's formatters.
-@Suite struct StatusTextTests {
+@Suite(.timeLimit(.minutes(20))) struct StatusTextTests {
     @Test(arguments: [
         (0.0, "0.0"), (243.64, "243.6"), (170.45, "170.5"), (0.04, "0.0"), (0.05, "0.1"), (9.96, "10.0"),
         (2000, "2000.0"),

@@ -5,7 +5,7 @@ import CBlueZ
 import Foundation
 import Testing
 
-@Suite struct CaptureFileTests {
+@Suite(.timeLimit(.minutes(20))) struct CaptureFileTests {
     @Test func missingFileNamesThePathAndTheReason() {
         #expect {
             try CaptureFile(path: "/nonexistent/capture.pcap")

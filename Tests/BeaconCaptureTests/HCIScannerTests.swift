@@ -3,7 +3,7 @@ import BeaconWire
 import Testing
 
 /// The scan command sequence, byte for byte, against a fake controller speaking H4 over a socketpair.
-@Suite struct HCIScannerTests {
+@Suite(.timeLimit(.minutes(20))) struct HCIScannerTests {
     @Test func aLegacyControllerGetsTheLegacyCommands() throws {
         let controller = FakeController(extended: false)
         let scanner = HCIScanner(socket: controller.socket)

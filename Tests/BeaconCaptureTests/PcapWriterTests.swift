@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 /// `beacond record` writes with `PcapWriter`; what it writes must replay to the same adverts.
-@Suite struct PcapWriterTests {
+@Suite(.timeLimit(.minutes(20))) struct PcapWriterTests {
     /// Every event of a real capture rewritten as link type 201 decodes to the same adverts, with times cut
     /// to the microsecond the format keeps.
     @Test(arguments: [

@@ -2,7 +2,7 @@ import BeaconCapture
 import Testing
 
 /// The ladder's decisions, fed with times in seconds.
-@Suite struct RecoveryLadderTests {
+@Suite(.timeLimit(.minutes(20))) struct RecoveryLadderTests {
     static let second: Int64 = 1_000_000_000
     static let policy = RecoveryLadder.Policy(
         stallAfter: 60 * second, stepGrace: 10 * second, backoffBase: 300 * second, backoffCap: 1_200 * second)

@@ -5,7 +5,7 @@ import Testing
 
 /// The libdbus layer against a real dbus-daemon: values survive the trip, errors come back as errors, and
 /// a call keeps serving the other side's calls while it waits (what RegisterMonitor needs).
-@Suite struct DBusConnectionTests {
+@Suite(.timeLimit(.minutes(20))) struct DBusConnectionTests {
     /// Serves `org.example.Fake` on its own thread until stopped: `Echo` returns its arguments; `Register`
     /// calls the caller's `GetManagedObjects` before answering with what it got; `Fail` answers an error.
     final class FakeService: @unchecked Sendable {

@@ -1,3 +1,4 @@
+import BeaconTestSupport
 import Foundation
 
 /// A dbus-daemon of the test's own (session configuration, socket in a temporary directory): the real
@@ -27,8 +28,8 @@ final class PrivateBus {
 
     deinit {
         // SIGKILL: the daemon holds no state worth a clean exit (and SIGTERM left it running).
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.send(SIGKILL)
+        process.waitForExit()
         try? FileManager.default.removeItem(atPath: directory)
     }
 }

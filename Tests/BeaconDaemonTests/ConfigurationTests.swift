@@ -7,7 +7,7 @@ import BeaconWire
 import Foundation
 import Testing
 
-@Suite struct ConfigurationTests {
+@Suite(.timeLimit(.minutes(20))) struct ConfigurationTests {
     static func load(_ text: String, flags: [(String, String)] = [], environment: [String: String] = [:]) -> (
         DaemonConfiguration, [ConfigError]
     ) {
@@ -98,7 +98,7 @@ import Testing
 }
 
 /// The example shipped for /etc/beacond must stay a good configuration, with every key it names known.
-@Suite struct ExampleConfigurationTests {
+@Suite(.timeLimit(.minutes(20))) struct ExampleConfigurationTests {
     @Test func theShippedExampleIsGoodAndNamesEveryKey() throws {
         let path = Fixtures.repositoryRoot.appendingPathComponent("systemd/beacond.conf").path
         let text = try String(contentsOfFile: path, encoding: .utf8)

@@ -10,7 +10,7 @@ import Testing
 @testable import BeaconDaemon
 
 /// The engine's loop a pass at a time, on monotonic times the test chooses: no thread, no sleeping, no real time.
-@Suite struct EngineLoopTests {
+@Suite(.timeLimit(.minutes(20))) struct EngineLoopTests {
     /// A capture source the test feeds by hand: nothing runs on start; its time and state are the test's.
     final class HandFedCapture: CaptureSource {
         let status = CaptureStatus(backend: "test", sources: [])

@@ -1,13 +1,14 @@
+import BeaconDelivery
 import BeaconEngine
 import BeaconMQTT
 import Foundation
 import Testing
 
-@testable import BeaconDaemon
+@testable import BeaconMQTTStation
 
 /// The discovery configs hold what Home Assistant's MQTT discovery requires of each component, share one device and
 /// one availability topic, and name no bike; the event carries its type and the bike.
-@Suite struct HomeAssistantDiscoveryTests {
+@Suite(.timeLimit(.minutes(20))) struct HomeAssistantDiscoveryTests {
     let discovery = HomeAssistantDiscovery(stationID: "cafe-1.north", prefix: "beacond/cafe-1.north", version: "0.3.0")
 
     func object(_ text: String) throws -> [String: Any] {
@@ -54,26 +55,37 @@ import Testing
         #expect(Set(configs.map { $0.topic.split(separator: "/")[1] }) == ["event", "binary_sensor", "sensor"])
     }
 
+    /// A sighting as the outbox stores it, `fields` over a plain one.
+    static func sighting(_ fields: [String: Any]) throws -> OutgoingSighting {
+        var all: [String: Any] = [
+            "bikeId": "bike-101", "date": "2024-06-01T08:00:30Z", "latitude": 51.5, "longitude": -0.1,
+            "sightingId": "s", "kind": "enter", "stationId": "cafe-1.north",
+            "uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 1, "minor": 101,
+            "firstSeen": "2024-06-01T08:00:00Z", "lastSeen": "2024-06-01T08:00:30Z", "count": 3, "proximity": "near",
+        ]
+        all.merge(fields) { $1 }
+        let json = String(decoding: try JSONSerialization.data(withJSONObject: all), as: UTF8.self)
+        return try #require(OutgoingSighting(stored: json))
+    }
+
     @Test func enterAndExitFireTheEventWithTheBikeAndUpdatesDoNot() throws {
-        let body =
-            #"{"bikeId":"bike-101","kind":"enter","lastSeen":"2024-06-01T08:00:30Z","proximity":"near","rssi":-66.5,"sightingId":"s"}"#
-        let event = try #require(discovery.event(forSighting: body))
+        let sighting = try Self.sighting(["rssi": -66.5])
+        let event = try #require(discovery.event(for: sighting))
         #expect(event.topic == "beacond/cafe-1.north/event" && !event.retain)
         let fields = try object(event.text)
         #expect(fields["event_type"] as? String == "enter" && fields["bike_id"] as? String == "bike-101")
         #expect(fields["proximity"] as? String == "near" && fields["rssi"] as? Double == -66.5)
-        #expect(discovery.event(forSighting: body.replacingOccurrences(of: "enter", with: "exit")) != nil)
-        #expect(discovery.event(forSighting: body.replacingOccurrences(of: "enter", with: "update")) == nil)
-        #expect(discovery.event(forSighting: "not json") == nil)
+        #expect(fields["seen_at"] as? String == "2024-06-01T08:00:30Z")
+        #expect(discovery.event(for: try Self.sighting(["kind": "exit"])) != nil)
+        #expect(discovery.event(for: try Self.sighting(["kind": "update"])) == nil)
     }
 
     /// Make, model and colour from the missing list, when the registry gave them and the beacon is still that bike's.
     @Test func theEventNamesTheBikesMakeModelAndColourWhenTheListHasThem() throws {
-        let body =
-            #"{"bikeId":"bike-7","kind":"enter","major":1,"minor":7,"proximity":"near","sightingId":"s","uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"}"#
+        let body = try Self.sighting(["bikeId": "bike-7", "minor": 7])
         var asked: [BeaconIdentity] = []
         let described = try #require(
-            discovery.event(forSighting: body) { beacon in
+            discovery.event(for: body) { beacon in
                 asked.append(beacon)
                 return BikeRecord(id: "bike-7", major: 1, minor: 7, make: "Ducati", model: "Monster", colour: "red")
             })
@@ -84,12 +96,12 @@ import Testing
         // Only what the registry gave; and nothing from a record that is now another bike's.
         let partial = try object(
             try #require(
-                discovery.event(forSighting: body) { _ in BikeRecord(id: "bike-7", major: 1, minor: 7, make: "Ducati") }
+                discovery.event(for: body) { _ in BikeRecord(id: "bike-7", major: 1, minor: 7, make: "Ducati") }
             ).text)
         #expect(partial["make"] as? String == "Ducati" && partial["model"] == nil && partial["colour"] == nil)
         let other = try object(
             try #require(
-                discovery.event(forSighting: body) { _ in BikeRecord(id: "bike-8", major: 1, minor: 7, make: "BMW") }
+                discovery.event(for: body) { _ in BikeRecord(id: "bike-8", major: 1, minor: 7, make: "BMW") }
             ).text)
         #expect(other["make"] == nil && other["bike_id"] as? String == "bike-7")
     }

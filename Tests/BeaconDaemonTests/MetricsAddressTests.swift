@@ -1,8 +1,9 @@
 import BeaconDaemon
+import BeaconMetrics
 import Testing
 
 /// `metrics-listen`'s value: an IP address to bind and a port, never a name.
-@Suite struct MetricsAddressTests {
+@Suite(.timeLimit(.minutes(20))) struct MetricsAddressTests {
     @Test(arguments: [
         ("127.0.0.1:9999", "127.0.0.1", 9999), ("127.0.0.1", "127.0.0.1", MetricsAddress.defaultPort),
         ("[::1]:10042", "::1", 10042), ("[::1]", "::1", MetricsAddress.defaultPort), ("0.0.0.0:1", "0.0.0.0", 1),

@@ -1,3 +1,4 @@
+import BeaconDelivery
 import Testing
 
 @testable import BeaconDaemon
@@ -5,8 +6,8 @@ import Testing
 
 /// Which registry states make the daemon unhealthy (never stuck: that is capture's and the engine's), and which
 /// are only warnings.
-@Suite struct RegistryHealthTests {
-    static let posting = PosterStatistics(delivered: 0, retries: 0, rejected: 0, lastError: nil, held: nil)
+@Suite(.timeLimit(.minutes(20))) struct RegistryHealthTests {
+    static let posting = PosterStatistics()
 
     static func sync(_ change: (inout RegistrySyncStatus) -> Void) -> RegistrySyncStatus {
         var status = RegistrySyncStatus(registry: "https://registry.example/api")

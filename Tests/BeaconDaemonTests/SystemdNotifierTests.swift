@@ -8,7 +8,7 @@ import Glibc
 #endif
 
 /// The notifier talks to a real AF_UNIX datagram socket, as systemd's notify socket is.
-@Suite struct SystemdNotifierTests {
+@Suite(.timeLimit(.minutes(20))) struct SystemdNotifierTests {
     /// A bound datagram socket in a fresh directory; nobody reads it unless the test does.
     final class Listener {
         let path: String

@@ -4,7 +4,7 @@ import BeaconWire
 import Foundation
 import Testing
 
-@Suite struct AdvertRingTests {
+@Suite(.timeLimit(.minutes(20))) struct AdvertRingTests {
     /// An advert whose every field is derived from `n`, so a torn or misplaced entry cannot pass as another.
     static func advert(_ n: UInt64) -> BeaconAdvert {
         BeaconAdvert(

@@ -8,7 +8,7 @@ import Testing
 /// does (`LiveCapture.timeBase`), so the steps change only the labels on what leaves the Pi: no bike leaves and
 /// comes back, and every sighting keeps the id it has with no step. Fed the wall clock instead, as beacond was
 /// before, the same steps close and reopen every visit.
-@Suite struct ClockStepTests {
+@Suite(.timeLimit(.minutes(20))) struct ClockStepTests {
     static let hour = 3_600.0
     static let minors: [UInt16] = [11, 12, 13]
 

@@ -3,7 +3,7 @@ import BeaconTestSupport
 import BeaconWire
 import Testing
 
-@Suite struct ManualClockTests {
+@Suite(.timeLimit(.minutes(20))) struct ManualClockTests {
     /// Whether `sleeper` ended within `seconds`: a sleeper never woken fails the test instead of hanging it (it is
     /// cancelled, which ends its sleep).
     static func ended(_ sleeper: Task<Void, any Error>, within seconds: Double = 5) async -> Bool {

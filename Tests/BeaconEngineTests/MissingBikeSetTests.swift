@@ -2,7 +2,7 @@ import BeaconEngine
 import BeaconWire
 import Testing
 
-@Suite struct MissingBikeSetTests {
+@Suite(.timeLimit(.minutes(20))) struct MissingBikeSetTests {
     static let other = BeaconUUID("E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")!
 
     static func set(_ entries: [BikeList.Entry], regions: [BeaconRegion] = [.findMyBike]) -> MissingBikeSet {

@@ -4,7 +4,7 @@ import BeaconWire
 import Testing
 
 /// What the engine does when the registry's list changes under a visit, and at full scale.
-@Suite struct MissingSetChangeTests {
+@Suite(.timeLimit(.minutes(20))) struct MissingSetChangeTests {
     static func set(_ minors: [UInt16], regions: [BeaconRegion] = [.findMyBike]) -> MissingBikeSet {
         MissingBikeSet(
             list: BikeList(entries: minors.map { .init(id: "bike-\($0)", minor: $0, missing: true) }), regions: regions)

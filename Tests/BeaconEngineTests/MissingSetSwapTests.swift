@@ -6,7 +6,7 @@ import Synchronization
 import Testing
 
 /// The registry side publishing new sets while the engine consumes adverts from the ring on another thread.
-@Suite struct MissingSetSwapTests {
+@Suite(.timeLimit(.minutes(20))) struct MissingSetSwapTests {
     @Test func setsSwappedWhileAdvertsFlow() async {
         let all = MissingBikeSet(
             list: BikeList(entries: (0...UInt16.max).map { .init(id: "bike-\($0)", minor: $0, missing: true) }),

@@ -1,7 +1,8 @@
 import BeaconEngine
+import BeaconTestSupport
 import Testing
 
-@Suite struct ProximityTests {
+@Suite(.timeLimit(.minutes(20))) struct ProximityTests {
     @Test func distanceFollowsThePathLossModel() throws {
         #expect(try #require(DistanceEstimate.metres(rssi: -59, measuredPower: -59)) == 1)
         #expect(abs(try #require(DistanceEstimate.metres(rssi: -79, measuredPower: -59)) - 10) < 1e-9)
@@ -33,7 +34,7 @@ import Testing
 
     @Test func filterSettlesOnTheMeanAndTrustsNewReadingsAfterAGap() {
         var filter = RSSIFilter(first: -70)
-        var generator = SplitMix(seed: 7)
+        var generator = SeededRandom(state: 7)
         for _ in 0..<200 {
             filter.update(Int8(-60 + Int(generator.next() % 9) - 4), elapsedSeconds: 1)
         }
@@ -46,18 +47,5 @@ import Testing
         var afterGap = filter
         afterGap.update(-90, elapsedSeconds: 300)
         #expect(afterGap.estimate < settled.estimate - 10)
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so the filter test has noise but no flakiness.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

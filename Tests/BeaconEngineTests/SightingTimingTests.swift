@@ -4,7 +4,7 @@ import BeaconWire
 import Testing
 
 /// Enter, update and exit timing on a hand-driven clock.
-@Suite struct SightingTimingTests {
+@Suite(.timeLimit(.minutes(20))) struct SightingTimingTests {
     @Test func enterComesWithTheFirstAdvert() {
         var harness = EngineHarness(missingMinors: [7])
         let first = harness.hear(minor: 7, at: 5)

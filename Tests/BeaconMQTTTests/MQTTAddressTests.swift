@@ -1,7 +1,7 @@
 import BeaconMQTT
 import Testing
 
-@Suite struct MQTTAddressTests {
+@Suite(.timeLimit(.minutes(20))) struct MQTTAddressTests {
     @Test func theConfigurationsBrokerAddressesAreRead() {
         #expect(MQTTAddress("mqtt://broker.local") == MQTTAddress(host: "broker.local", port: 1883, tls: false))
         #expect(MQTTAddress("mqtts://broker.local") == MQTTAddress(host: "broker.local", port: 8883, tls: true))

@@ -5,7 +5,7 @@ import Testing
 
 /// One committed sighting, a delivery state per sink: each sink's line moves on its own, and a sighting leaves the
 /// queue once every sink has answered for it.
-@Suite struct OutboxSinkTests {
+@Suite(.timeLimit(.minutes(20))) struct OutboxSinkTests {
     static let registry = Outbox.registry
     static let mqtt = "mqtt"
 

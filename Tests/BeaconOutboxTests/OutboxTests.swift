@@ -5,7 +5,7 @@ import Foundation
 import GRDB
 import Testing
 
-@Suite struct OutboxTests {
+@Suite(.timeLimit(.minutes(20))) struct OutboxTests {
     static func item(_ n: Int, _ kind: SightingKind = .enter) -> OutboxItem {
         OutboxItem(sightingID: "s-\(n)", kind: kind, body: "{\"n\":\(n)}")
     }

@@ -4,7 +4,7 @@ import SystemPackage
 import Testing
 
 /// The POSIX edge on real files in a temporary directory.
-@Suite struct FileEdgeTests {
+@Suite(.timeLimit(.minutes(20))) struct FileEdgeTests {
     private func directory() throws -> String {
         let path = NSTemporaryDirectory() + "beacond-posix-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)

@@ -3,7 +3,7 @@ import BeaconTestSupport
 import Foundation
 import Testing
 
-@Suite struct APIKeyTests {
+@Suite(.timeLimit(.minutes(20))) struct APIKeyTests {
     @Test func loadsTheFirstLineAndNeverShowsIt() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -5,7 +5,7 @@ import Testing
 
 /// The reader that takes the bike list as it arrives: the same result however the bytes are cut, the cache's
 /// shape, and everything that must fail the whole list.
-@Suite struct BikeListReaderTests {
+@Suite(.timeLimit(.minutes(20))) struct BikeListReaderTests {
     static let answer = #"""
         [ {"id":"b1","beaconMinor":7,"missing":true,"make":"Ducati \"Monster\"","note":"a [tricky], {string}","nested":{"a":[1,{"b":"]"}]}},
           {"id":"b\u00e9\ud83d\udeb2","beaconMinor":8.0,"missing":true,"beaconMajor":2e0,"colour":"gr\\een"},

@@ -3,7 +3,7 @@ import BeaconRegistryClient
 import BeaconWire
 import Testing
 
-@Suite struct BikeListTests {
+@Suite(.timeLimit(.minutes(20))) struct BikeListTests {
     static func decode(_ json: String) throws -> BikeList { try BikeList(json: Array(json.utf8)) }
 
     @Test func decodesTheRegistryFormatAndIgnoresUnknownFields() throws {

@@ -1,3 +1,4 @@
+import BeaconDelivery
 import BeaconEngine
 import BeaconRegistryClient
 import BeaconTestSupport
@@ -6,7 +7,7 @@ import RegistryTestServer
 import Testing
 
 /// docs/registry-api.yaml and the code say the same thing.
-@Suite struct ContractTests {
+@Suite(.timeLimit(.minutes(20))) struct ContractTests {
     static let document =
         (try? String(
             contentsOf: Fixtures.repositoryRoot.appendingPathComponent("docs/registry-api.yaml"), encoding: .utf8))
@@ -26,7 +27,7 @@ import Testing
     @Test func theSightingBodyHasExactlyTheDocumentedFields() throws {
         let sighting = makeSightings(1)[0]
         let body = try #require(
-            FlatJSON.object(SightingPayload(sighting, stationID: "s", latitude: 1, longitude: 2).json))
+            FlatJSON.object(OutgoingSighting(sighting, stationID: "s", latitude: 1, longitude: 2).json))
         let required = Self.required(after: "    Sighting:")
         #expect(!required.isEmpty)
         #expect(required.isSubset(of: Set(body.keys)))

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import BeaconDelivery
 import BeaconOutbox
 import BeaconRegistryClient
 import BeaconTestSupport
@@ -9,7 +10,7 @@ import Testing
 /// An outbox beacond 0.2.0 wrote (Fixtures/outbox: 19 sightings queued for a registry that was down, one of them
 /// tried once, and one dead letter), opened by this beacond with a second sink configured: it migrates with nothing
 /// lost, and every sighting in it reaches the registry.
-@Suite struct OutboxUpgradeTests {
+@Suite(.timeLimit(.minutes(20))) struct OutboxUpgradeTests {
     static let fixture = Fixtures.repositoryRoot.appendingPathComponent("Fixtures/outbox/outbox-0.2.0.sqlite").path
 
     @Test func anOutboxFromTheReleaseBeforeSinksMigratesAndEverySightingInItIsDelivered() async throws {
@@ -36,18 +37,19 @@ import Testing
         #expect(try outbox.requeueDeadLetters() == 1)
         let server = RegistryServer()
         try await server.start()
-        defer { Task { await server.stop() } }
-        let configuration = httpConfiguration(server)
-        let client = HTTPRegistry.makeHTTPClient(configuration)
-        let poster = SightingPoster(
-            outbox: outbox, sink: HTTPRegistry(configuration: configuration, client: client),
-            clock: ContinuousClock(), logger: capturingLogger().0, wallClock: milliseconds)
-        let task = Task { await poster.run(idlePoll: .milliseconds(50)) }
-        #expect(try await eventually { try outbox.statistics().sinks.first?.depth == 0 })
-        task.cancel()
-        await task.value
-        try await client.shutdown()
-        #expect(Set(server.sightings.keys) == everySighting && everySighting.count == 20)
-        #expect(server.posts.count == 20, "each once")
+        try await withTeardown({ await server.stop() }) {
+            let configuration = httpConfiguration(server)
+            let client = HTTPRegistry.makeHTTPClient(configuration)
+            let poster = SightingPoster(
+                outbox: outbox, sink: HTTPRegistry(configuration: configuration, client: client),
+                clock: ContinuousClock(), logger: capturingLogger().0, wallClock: milliseconds)
+            let task = Task { await poster.run(idlePoll: .milliseconds(50)) }
+            #expect(try await eventually { try outbox.statistics().sinks.first?.depth == 0 })
+            task.cancel()
+            await task.value
+            try await client.shutdown()
+            #expect(Set(server.sightings.keys) == everySighting && everySighting.count == 20)
+            #expect(server.posts.count == 20, "each once")
+        }
     }
 }

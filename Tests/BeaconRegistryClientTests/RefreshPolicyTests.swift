@@ -1,10 +1,12 @@
 import BeaconEngine
+import BeaconTestSupport
+import DaemonSupport
 import Testing
 
 @testable import BeaconRegistryClient
 
 /// The refresher's decisions alone (`RefreshPolicy`): which lists are taken, and the wait before each refresh.
-@Suite struct RefreshPolicyTests {
+@Suite(.timeLimit(.minutes(20))) struct RefreshPolicyTests {
     /// A list's statistics as the reader leaves them: `missing` good entries and `rejected` bad ones.
     static func statistics(missing: Int, rejected: Int) -> MissingBikeSet.Statistics {
         var builder = MissingBikeSet.Builder(regions: [.findMyBike])
@@ -31,7 +33,7 @@ import Testing
     @Test func successesWaitTheJitteredIntervalAndFailuresADoublingBackoff() {
         var policy = RefreshPolicy(
             interval: .seconds(300), jitter: 0.2, backoff: Backoff(base: .seconds(10), cap: .seconds(1_800)))
-        var random = BackoffTests.Seeded(state: 5)
+        var random = SeededRandom(state: 5)
         for _ in 0..<50 {
             let wait = policy.delay(afterSuccess: true, using: &random)
             #expect(wait >= .seconds(240) && wait <= .seconds(360))

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import BeaconDelivery
 import BeaconEngine
 import BeaconOutbox
 import BeaconRegistryClient
@@ -9,7 +10,7 @@ import RegistryTestServer
 import Testing
 
 /// Serialized, and every wait for an outcome generous: see PosterTests.
-@Suite(.serialized) struct RefresherTests {
+@Suite(.serialized, .timeLimit(.minutes(20))) struct RefresherTests {
     /// The request deadline of the tests that wait one out (a station's is 20 s). The others keep long deadlines,
     /// which cost them nothing and spare an answer they expect a timeout of its own when ThreadSanitizer and the
     /// whole suite slow everything down.
@@ -57,37 +58,38 @@ import Testing
     @Test func refreshesConditionallyAndKeepsTheSetThroughBadAnswers() async throws {
         let server = RegistryServer()
         try await server.start()
-        defer { Task { await server.stop() } }
-        server.requireKey(secretKey)
-        server.setBikes(Self.bikes)
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        try await withRefresher(server, directory: directory) { rig in
-            #expect(await rig.refresher.refreshOnce(), "\(rig.refresher.status.lastError ?? "")")
-            #expect(rig.mailbox.latest.count == 1 && rig.mailbox.latest.contains(region: 0, major: 1, minor: 7))
-            #expect(rig.refresher.status.source == .registry && rig.refresher.status.missing == 1)
-            #expect(await rig.refresher.refreshOnce(), "a 304 is a success")
-            #expect(server.requests.last?.query == "missing=true&key=\(secretKey)")
-            // Each bad answer is an error, and the set stays.
-            // (A slow answer is aSlowOrTrickledAnswerEndsAtTheRequestsDeadline's.)
-            server.inject([.garbage, .oversized(bytes: 100_000), .status(500), .status(401), .dropConnection])
-            for expected in ["not valid JSON", "larger than", "HTTP 500", "HTTP 401", "connection"] {
-                #expect(await rig.refresher.refreshOnce() == false)
-                let error = rig.refresher.status.lastError ?? ""
-                #expect(error.contains(expected), "\(error)")
-                #expect(error.contains("key=REDACTED") && !error.contains(secretKey))
-                #expect(rig.mailbox.latest.count == 1)
+        try await withTeardown({ await server.stop() }) {
+            server.requireKey(secretKey)
+            server.setBikes(Self.bikes)
+            let directory = try TemporaryDirectory()
+            defer { directory.remove() }
+            try await withRefresher(server, directory: directory) { rig in
+                #expect(await rig.refresher.refreshOnce(), "\(rig.refresher.status.lastError ?? "")")
+                #expect(rig.mailbox.latest.count == 1 && rig.mailbox.latest.contains(region: 0, major: 1, minor: 7))
+                #expect(rig.refresher.status.source == .registry && rig.refresher.status.missing == 1)
+                #expect(await rig.refresher.refreshOnce(), "a 304 is a success")
+                #expect(server.requests.last?.query == "missing=true&key=\(secretKey)")
+                // Each bad answer is an error, and the set stays.
+                // (A slow answer is aSlowOrTrickledAnswerEndsAtTheRequestsDeadline's.)
+                server.inject([.garbage, .oversized(bytes: 100_000), .status(500), .status(401), .dropConnection])
+                for expected in ["not valid JSON", "larger than", "HTTP 500", "HTTP 401", "connection"] {
+                    #expect(await rig.refresher.refreshOnce() == false)
+                    let error = rig.refresher.status.lastError ?? ""
+                    #expect(error.contains(expected), "\(error)")
+                    #expect(error.contains("key=REDACTED") && !error.contains(secretKey))
+                    #expect(rig.mailbox.latest.count == 1)
+                }
+                #expect(rig.refresher.status.consecutiveFailures == 5)
+                // A changed list gets through again.
+                server.setBikes(#"[{"id":"b9","beaconMinor":9,"missing":true}]"#)
+                #expect(await rig.refresher.refreshOnce())
+                #expect(rig.mailbox.latest.contains(region: 0, major: 1, minor: 9) && rig.mailbox.latest.count == 1)
+                #expect(rig.refresher.status.lastError == nil)
             }
-            #expect(rig.refresher.status.consecutiveFailures == 5)
-            // A changed list gets through again.
-            server.setBikes(#"[{"id":"b9","beaconMinor":9,"missing":true}]"#)
-            #expect(await rig.refresher.refreshOnce())
-            #expect(rig.mailbox.latest.contains(region: 0, major: 1, minor: 9) && rig.mailbox.latest.count == 1)
-            #expect(rig.refresher.status.lastError == nil)
+            // The cache holds what beacond uses and nothing of the owner's.
+            let cache = try String(contentsOfFile: directory.file("missing-bikes.json"), encoding: .utf8)
+            #expect(cache.contains("b9") && !cache.contains("OWNER-SECRET") && !cache.contains(secretKey))
         }
-        // The cache holds what beacond uses and nothing of the owner's.
-        let cache = try String(contentsOfFile: directory.file("missing-bikes.json"), encoding: .utf8)
-        #expect(cache.contains("b9") && !cache.contains("OWNER-SECRET") && !cache.contains(secretKey))
     }
 
     /// An answer that does not come, and one whose headers come at once and whose body then comes a byte every
@@ -96,25 +98,26 @@ import Testing
     @Test func aSlowOrTrickledAnswerEndsAtTheRequestsDeadline() async throws {
         let server = RegistryServer()
         try await server.start()
-        defer { Task { await server.stop() } }
-        server.requireKey(secretKey)
-        server.setBikes(Self.bikes)
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        try await withRefresher(server, directory: directory) { rig in #expect(await rig.refresher.refreshOnce()) }
-        server.setBikes(#"[{"id":"b9","beaconMinor":9,"missing":true}]"#)
-        try await withRefresher(server, directory: directory, requestDeadline: Self.deadline) { rig in
-            #expect(rig.refresher.loadCache())
-            // Neither ends before the test does: only the deadline can end them.
-            server.inject([.unanswered, .trickle(every: .milliseconds(50), bytes: 1_000)])
-            for _ in 0..<2 {
-                let started = ContinuousClock.now
-                #expect(await rig.refresher.refreshOnce() == false)
-                let took = ContinuousClock.now - started
-                #expect(took >= Self.deadline * 0.9, "the refresh took \(took)")
-                let error = rig.refresher.status.lastError ?? ""
-                #expect(error.contains("timed out"), "\(error)")
-                #expect(rig.mailbox.latest.contains(region: 0, major: 1, minor: 7))
+        try await withTeardown({ await server.stop() }) {
+            server.requireKey(secretKey)
+            server.setBikes(Self.bikes)
+            let directory = try TemporaryDirectory()
+            defer { directory.remove() }
+            try await withRefresher(server, directory: directory) { rig in #expect(await rig.refresher.refreshOnce()) }
+            server.setBikes(#"[{"id":"b9","beaconMinor":9,"missing":true}]"#)
+            try await withRefresher(server, directory: directory, requestDeadline: Self.deadline) { rig in
+                #expect(rig.refresher.loadCache())
+                // Neither ends before the test does: only the deadline can end them.
+                server.inject([.unanswered, .trickle(every: .milliseconds(50), bytes: 1_000)])
+                for _ in 0..<2 {
+                    let started = ContinuousClock.now
+                    #expect(await rig.refresher.refreshOnce() == false)
+                    let took = ContinuousClock.now - started
+                    #expect(took >= Self.deadline * 0.9, "the refresh took \(took)")
+                    let error = rig.refresher.status.lastError ?? ""
+                    #expect(error.contains("timed out"), "\(error)")
+                    #expect(rig.mailbox.latest.contains(region: 0, major: 1, minor: 7))
+                }
             }
         }
     }
@@ -124,30 +127,31 @@ import Testing
     @Test func aSlowFirstListIsWaitedForBrieflyAndStillTaken() async throws {
         let server = RegistryServer()
         try await server.start()
-        defer { Task { await server.stop() } }
-        server.requireKey(secretKey)
-        server.setBikes(Self.bikes)
-        server.hold()  // unanswered past the first start's patience, and answered inside the request's deadline
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        try await withRefresher(server, directory: directory) { rig in
-            let started = ContinuousClock.now
-            #expect(await rig.refresher.firstRefresh(patience: .milliseconds(200)) == false)
-            let waited = ContinuousClock.now - started
-            // (The request is held until released below: returning at all is returning at the patience.)
-            #expect(waited >= .milliseconds(200), "waited \(waited)")
-            #expect(rig.mailbox.latest.count == 0)
-            let loop = Task { await rig.refresher.run() }
-            defer { loop.cancel() }
-            server.release()
-            #expect(
-                await eventually(within: 60) { rig.mailbox.latest.contains(region: 0, major: 1, minor: 7) },
-                "the first request's list never arrived")
-            #expect(
-                server.requests.filter { $0.path == "/bikes" }.count == 1,
-                "the loop asked again instead of taking the first answer")
-            // A quick registry: the first start's attempt answers inside its patience.
-            #expect(await rig.refresher.firstRefresh(patience: .seconds(5)))
+        try await withTeardown({ await server.stop() }) {
+            server.requireKey(secretKey)
+            server.setBikes(Self.bikes)
+            server.hold()  // unanswered past the first start's patience, and answered inside the request's deadline
+            let directory = try TemporaryDirectory()
+            defer { directory.remove() }
+            try await withRefresher(server, directory: directory) { rig in
+                let started = ContinuousClock.now
+                #expect(await rig.refresher.firstRefresh(patience: .milliseconds(200)) == false)
+                let waited = ContinuousClock.now - started
+                // (The request is held until released below: returning at all is returning at the patience.)
+                #expect(waited >= .milliseconds(200), "waited \(waited)")
+                #expect(rig.mailbox.latest.count == 0)
+                let loop = Task { await rig.refresher.run() }
+                defer { loop.cancel() }
+                server.release()
+                #expect(
+                    await eventually(within: 60) { rig.mailbox.latest.contains(region: 0, major: 1, minor: 7) },
+                    "the first request's list never arrived")
+                #expect(
+                    server.requests.filter { $0.path == "/bikes" }.count == 1,
+                    "the loop asked again instead of taking the first answer")
+                // A quick registry: the first start's attempt answers inside its patience.
+                #expect(await rig.refresher.firstRefresh(patience: .seconds(5)))
+            }
         }
     }
 
@@ -156,30 +160,33 @@ import Testing
     @Test func aMostlyUnusableListDoesNotReplaceAGoodSet() async throws {
         let server = RegistryServer()
         try await server.start()
-        defer { Task { await server.stop() } }
-        server.requireKey(secretKey)
-        server.setBikes(Self.bikes)
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        try await withRefresher(server, directory: directory) { rig in
-            #expect(await rig.refresher.refreshOnce())
-            let garbage = (0..<10).map { #"{"id":\#($0),"beaconMinor":"seven","missing":"yes"}"# }
-            server.setBikes(
-                "[" + (garbage + [#"{"id":"b9","beaconMinor":9,"missing":true}"#]).joined(separator: ",") + "]")
-            #expect(await rig.refresher.refreshOnce() == false)
-            #expect(
-                rig.mailbox.latest.contains(region: 0, major: 1, minor: 7) && rig.mailbox.latest.count == 1,
-                "the good set stays")
-            let status = rig.refresher.status
-            #expect(
-                status.refusedList
-                    == "the registry's list had 10 of its 11 entries unusable; the previous list of 1 bikes is kept")
-            #expect(status.skippedEntries == 10)
-            // A good list again is taken, and the complaint goes.
-            server.setBikes(#"[{"id":"b9","beaconMinor":9,"missing":true}]"#)
-            #expect(await rig.refresher.refreshOnce())
-            #expect(
-                rig.mailbox.latest.contains(region: 0, major: 1, minor: 9) && rig.refresher.status.refusedList == nil)
+        try await withTeardown({ await server.stop() }) {
+            server.requireKey(secretKey)
+            server.setBikes(Self.bikes)
+            let directory = try TemporaryDirectory()
+            defer { directory.remove() }
+            try await withRefresher(server, directory: directory) { rig in
+                #expect(await rig.refresher.refreshOnce())
+                let garbage = (0..<10).map { #"{"id":\#($0),"beaconMinor":"seven","missing":"yes"}"# }
+                server.setBikes(
+                    "[" + (garbage + [#"{"id":"b9","beaconMinor":9,"missing":true}"#]).joined(separator: ",") + "]")
+                #expect(await rig.refresher.refreshOnce() == false)
+                #expect(
+                    rig.mailbox.latest.contains(region: 0, major: 1, minor: 7) && rig.mailbox.latest.count == 1,
+                    "the good set stays")
+                let status = rig.refresher.status
+                #expect(
+                    status.refusedList
+                        == "the registry's list had 10 of its 11 entries unusable; the previous list of 1 bikes is kept"
+                )
+                #expect(status.skippedEntries == 10)
+                // A good list again is taken, and the complaint goes.
+                server.setBikes(#"[{"id":"b9","beaconMinor":9,"missing":true}]"#)
+                #expect(await rig.refresher.refreshOnce())
+                #expect(
+                    rig.mailbox.latest.contains(region: 0, major: 1, minor: 9)
+                        && rig.refresher.status.refusedList == nil)
+            }
         }
     }
 
@@ -214,21 +221,22 @@ import Testing
     @Test func refreshNowWakesTheTimerAtOnce() async throws {
         let server = RegistryServer()
         try await server.start()
-        defer { Task { await server.stop() } }
-        server.setBikes(Self.bikes)
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        try await withRefresher(server, directory: directory) { rig in
-            let task = Task { await rig.refresher.run() }  // 5 minutes between refreshes
-            #expect(await eventually(within: 60) { server.requestCount == 1 })
-            server.setBikes(#"[{"id":"b9","beaconMinor":9,"missing":true}]"#)
-            rig.refresher.refreshNow()
-            #expect(await eventually(within: 60) { rig.mailbox.latest.contains(region: 0, major: 1, minor: 9) })
-            let next = try #require(rig.refresher.status.nextRefresh)
-            let delay = Double(next - milliseconds()) / 1000
-            #expect(delay > 230 && delay < 361, "5 minutes ± 20 %: \(delay) s")
-            task.cancel()
-            await task.value
+        try await withTeardown({ await server.stop() }) {
+            server.setBikes(Self.bikes)
+            let directory = try TemporaryDirectory()
+            defer { directory.remove() }
+            try await withRefresher(server, directory: directory) { rig in
+                let task = Task { await rig.refresher.run() }  // 5 minutes between refreshes
+                #expect(await eventually(within: 60) { server.requestCount == 1 })
+                server.setBikes(#"[{"id":"b9","beaconMinor":9,"missing":true}]"#)
+                rig.refresher.refreshNow()
+                #expect(await eventually(within: 60) { rig.mailbox.latest.contains(region: 0, major: 1, minor: 9) })
+                let next = try #require(rig.refresher.status.nextRefresh)
+                let delay = Double(next - milliseconds()) / 1000
+                #expect(delay > 230 && delay < 361, "5 minutes ± 20 %: \(delay) s")
+                task.cancel()
+                await task.value
+            }
         }
     }
 
@@ -244,18 +252,19 @@ import Testing
         // be matched and reported under its ids until the new one answers.
         let second = RegistryServer()
         try await second.start()
-        defer { Task { await second.stop() } }
-        second.setBikes(#"[{"id":"other-b9","beaconMinor":9,"missing":true}]"#)
-        try await withRefresher(second, directory: directory) { rig in
-            #expect(rig.refresher.loadCache() == false, "another registry's cache is not loaded")
-            #expect(rig.mailbox.latest.count == 0)
-            #expect(await rig.refresher.refreshOnce())
-            #expect(
-                rig.mailbox.latest.contains(region: 0, major: 1, minor: 9)
-                    && !rig.mailbox.latest.contains(region: 0, major: 1, minor: 7))
+        try await withTeardown({ await second.stop() }) {
+            second.setBikes(#"[{"id":"other-b9","beaconMinor":9,"missing":true}]"#)
+            try await withRefresher(second, directory: directory) { rig in
+                #expect(rig.refresher.loadCache() == false, "another registry's cache is not loaded")
+                #expect(rig.mailbox.latest.count == 0)
+                #expect(await rig.refresher.refreshOnce())
+                #expect(
+                    rig.mailbox.latest.contains(region: 0, major: 1, minor: 9)
+                        && !rig.mailbox.latest.contains(region: 0, major: 1, minor: 7))
+            }
+            // Its own cache, once written, is used.
+            try await withRefresher(second, directory: directory) { rig in #expect(rig.refresher.loadCache()) }
         }
-        // Its own cache, once written, is used.
-        try await withRefresher(second, directory: directory) { rig in #expect(rig.refresher.loadCache()) }
     }
 
     @Test func noNetworkAndNoCacheThenAStaleCacheStillDetects() async throws {
@@ -335,7 +344,7 @@ import Testing
         }
         #expect(changed.bikes.map(\.id) == ["b9"])
         for item in items(makeSightings(2)) {
-            #expect(await registry.post(body: item.body, sightingID: item.sightingID) == .delivered)
+            #expect(await registry.deliver(try #require(OutgoingSighting(stored: item.body))) == .delivered)
         }
         let lines = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n")
         #expect(lines.count == 4 && lines.allSatisfy { FlatJSON.object(String($0))?["sightingId"] != nil })

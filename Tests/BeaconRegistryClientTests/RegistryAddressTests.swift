@@ -1,7 +1,7 @@
 import BeaconRegistryClient
 import Testing
 
-@Suite struct RegistryAddressTests {
+@Suite(.timeLimit(.minutes(20))) struct RegistryAddressTests {
     @Test(arguments: [
         ("https://registry.example/api", "https://registry.example/api"),
         ("https://user:pw@registry.example/api", "https://REDACTED@registry.example/api"),

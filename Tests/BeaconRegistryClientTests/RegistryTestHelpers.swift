@@ -1,3 +1,4 @@
+import BeaconDelivery
 import BeaconEngine
 import BeaconOutbox
 import BeaconRegistryClient
@@ -19,7 +20,7 @@ func makeSightings(_ count: Int) -> [Sighting] {
 }
 
 func items(_ sightings: [Sighting]) -> [OutboxItem] {
-    sightings.map { SightingPayload.outboxItem($0, stationID: "cafe-1", latitude: 51.5, longitude: -0.12) }
+    sightings.map { OutgoingSighting.outboxItem($0, stationID: "cafe-1", latitude: 51.5, longitude: -0.12) }
 }
 
 func milliseconds() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }

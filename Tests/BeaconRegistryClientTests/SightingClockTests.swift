@@ -1,3 +1,4 @@
+import BeaconDelivery
 import BeaconEngine
 import BeaconOutbox
 import BeaconRegistryClient
@@ -7,7 +8,7 @@ import RegistryTestServer
 import Testing
 
 /// Sightings heard before the clock was synchronised: when they go, and with which times.
-@Suite struct SightingClockTests {
+@Suite(.timeLimit(.minutes(20))) struct SightingClockTests {
     static let hour: Int64 = 3_600_000_000_000
     /// Queued at monotonic 100 s, the wall clock then 3 h behind the truth (fake-hwclock's last shutdown).
     static let pending = PendingTime(
@@ -37,16 +38,14 @@ import Testing
             Self.pending, reading: Self.reading(monotonic: 400, stepped: true, synchronized: true), limit: .seconds(600)
         )
         #expect(decision == .settle(offset: EngineHarness.origin.nanosecondsSinceEpoch, synchronized: true))
-        let body = SightingPayload(
-            makeSightings(1)[0], stationID: "cafe-1", latitude: 1, longitude: 2, offset: Self.pending.offset
-        ).json
-        guard case .settle(let offset, let synchronized) = decision,
-            let settled = SightingPayload.settled(body, Self.pending, offset: offset, synchronized: synchronized)
-        else {
+        let sighting = OutgoingSighting(
+            makeSightings(1)[0], stationID: "cafe-1", latitude: 1, longitude: 2, offset: Self.pending.offset)
+        guard case .settle(let offset, let synchronized) = decision else {
             Issue.record("not settled")
             return
         }
-        let fields = try #require(FlatJSON.object(settled))
+        let settled = sighting.settled(Self.pending, offset: offset, synchronized: synchronized)
+        let fields = try #require(FlatJSON.object(settled.json))
         #expect(
             fields["firstSeen"] == "2024-06-01T08:01:30.000000Z" && fields["lastSeen"] == "2024-06-01T08:01:39.000000Z")
         #expect(fields["date"] == fields["lastSeen"] && fields["clockSynchronized"] == nil)

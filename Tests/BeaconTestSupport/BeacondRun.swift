@@ -24,14 +24,8 @@ public struct BeacondRun: Sendable {
     public static func run(executable: String, _ arguments: [String], environment: [String: String] = [:])
         async throws -> BeacondRun
     {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread {
-                continuation.resume(
-                    with: Result {
-                        try BeacondRun(blocking: arguments, executable: executable, environment: environment)
-                    })
-            }
-            .start()
+        try await onOwnThread {
+            try BeacondRun(blocking: arguments, executable: executable, environment: environment)
         }
     }
 
@@ -50,8 +44,10 @@ public struct BeacondRun: Sendable {
         // stderr carries only a short summary, so reading stdout to the end first cannot stall the child.
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        status = process.terminationStatus
+        // Closed here rather than with the `Process`, which a child Foundation reaps late keeps (ProcessExit.swift).
+        try? out.fileHandleForReading.close()
+        try? err.fileHandleForReading.close()
+        status = process.waitForExit()
         self.stdout = String(decoding: stdout, as: UTF8.self)
         self.stderr = String(decoding: stderr, as: UTF8.self)
     }

@@ -1,5 +1,9 @@
 public import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A `beacond` (or `bike-registry`) process started in the background, as systemd would: its output goes to files, it can be
 /// signalled, and its exit is awaited with a deadline.
 public final class DaemonProcess {
@@ -18,33 +22,42 @@ public final class DaemonProcess {
         process.executableURL = executable
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        process.standardOutput = FileHandle(forWritingAtPath: stdoutPath)
-        process.standardError = FileHandle(forWritingAtPath: stderrPath)
+        let output = FileHandle(forWritingAtPath: stdoutPath)
+        let errors = FileHandle(forWritingAtPath: stderrPath)
+        process.standardOutput = output
+        process.standardError = errors
         try process.run()
+        // The child has its own copies; these would live as long as the `Process` (ProcessExit.swift says how long).
+        try? output?.close()
+        try? errors?.close()
     }
 
     /// What it has written to stderr so far (GrowingFile: the file grows while it is read).
     public var stderr: String { GrowingFile.text(stderrPath) }
 
-    public func terminate() { process.terminate() }
+    /// SIGTERM, as systemd's stop would send it, through `send`: only while the id is still the child's.
+    public func terminate() { process.send(SIGTERM) }
+
+    /// Whether it still runs, by the kernel's word (`ProcessExit.swift` says why not Foundation's).
+    public var isRunning: Bool { !process.hasExited }
 
     /// The exit status, or nil when it did not exit within `seconds` (it is then killed).
     public func waitForExit(seconds: Double) async -> Int32? {
-        let deadline = Date().addingTimeInterval(seconds)
-        while process.isRunning && Date() < deadline { try? await Task.sleep(for: .milliseconds(20)) }
-        guard !process.isRunning else {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            return nil
-        }
-        process.waitUntilExit()  // lets Foundation finish with the child, so the Process can be freed
-        return process.terminationStatus
+        if let status = await process.exited(within: seconds) { return status }
+        process.send(SIGKILL)
+        _ = await process.exited(within: 30)
+        return nil
+    }
+
+    /// Kills it (SIGKILL, as a power cut would) and waits until it has ended, up to `seconds`.
+    public func kill(within seconds: Double = 30) async {
+        process.send(SIGKILL)
+        _ = await process.exited(within: seconds)
     }
 
     deinit {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        // Killed, not waited for: a deinit cannot wait without blocking its thread. Foundation reaps it. One that
+        // ended and was reaped already lets go of its run-loop source (`waitUntilExit` returns at once).
+        if process.isRunning { process.send(SIGKILL) } else { process.waitUntilExit() }
     }
 }

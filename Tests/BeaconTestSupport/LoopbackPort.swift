@@ -38,6 +38,25 @@ public enum LoopbackPort {
         }
     }
 
+    /// A socket bound to a port the kernel chose and never listened on, and the port: a connection to it is refused, and
+    /// no server can take the port while the socket (the caller's to close) is open.
+    public static func refusing() throws -> (descriptor: Int32, port: Int) {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = loopback(port: 0)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
+            }
+        }
+        guard bound else {
+            let error = errno
+            close(descriptor)
+            throw FixtureError("cannot bind a loopback port: errno \(error)")
+        }
+        return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
+    }
+
     /// Whether something accepts connections on `port`.
     public static func accepts(_ port: Int) -> Bool {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

@@ -63,8 +63,7 @@ public final class MailRelay: @unchecked Sendable {
         shell.standardOutput = FileHandle.nullDevice
         shell.standardError = FileHandle.nullDevice
         try shell.run()
-        shell.waitUntilExit()
-        guard shell.terminationStatus == 0 else { throw FixtureError("the relays' certificate was not made") }
+        guard shell.waitForExit() == 0 else { throw FixtureError("the relays' certificate was not made") }
         return directory.path
     }
 
@@ -99,8 +98,8 @@ public final class MailRelay: @unchecked Sendable {
     /// Stops the relay with SIGKILL, as a crash would, and waits for it to exit.
     public func stop() {
         guard let relay = process else { return }
-        kill(relay.processIdentifier, SIGKILL)
-        relay.waitUntilExit()
+        relay.send(SIGKILL)
+        relay.waitForExit()
         process = nil
     }
 
@@ -194,8 +193,7 @@ public final class MailRelay: @unchecked Sendable {
         reader.standardOutput = output
         try reader.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
-        reader.waitUntilExit()
-        guard reader.terminationStatus == 0 else { throw FixtureError("read-mail failed") }
+        guard reader.waitForExit() == 0 else { throw FixtureError("read-mail failed") }
         return try JSONDecoder().decode([Message].self, from: data)
     }
 }

@@ -49,6 +49,11 @@ public final class ManualClock: Clock, Sendable {
     /// The sleepers' deadlines, soonest first: what a test reads to see how long the code under test chose to wait.
     public var deadlines: [CaptureTime] { state.withLock { $0.sleepers.values.map(\.deadline).sorted() } }
 
+    /// How long from now the soonest sleeper sleeps, if any sleeps.
+    public var soonestWait: Duration? {
+        state.withLock { state in state.sleepers.values.map(\.deadline).min().map { state.now.duration(to: $0) } }
+    }
+
     public func sleep(until deadline: CaptureTime, tolerance: Duration? = nil) async throws {
         let id = state.withLock { state in
             defer { state.nextID += 1 }

@@ -87,8 +87,8 @@ public final class MosquittoBroker: @unchecked Sendable {
     /// (no persistence), and a SIGTERM can reach it blocked, since a child inherits the test process's signal mask.
     public func stop() {
         guard let broker = process else { return }
-        kill(broker.processIdentifier, SIGKILL)
-        broker.waitUntilExit()
+        broker.send(SIGKILL)
+        broker.waitForExit()
         process = nil
     }
 
@@ -104,7 +104,6 @@ public final class MosquittoBroker: @unchecked Sendable {
         shell.standardError = errors
         try shell.run()
         let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        shell.waitUntilExit()
-        guard shell.terminationStatus == 0 else { throw FixtureError("broker set-up failed: \(text)") }
+        guard shell.waitForExit() == 0 else { throw FixtureError("broker set-up failed: \(text)") }
     }
 }

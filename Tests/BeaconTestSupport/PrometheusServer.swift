@@ -48,8 +48,8 @@ public final class PrometheusServer: @unchecked Sendable {
 
     deinit {
         // SIGKILL, as MosquittoBroker does: a child inherits the test process's blocked signals.
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.send(SIGKILL)
+        process.waitForExit()
         directory.remove()
     }
 

@@ -5,7 +5,12 @@ public struct TemporaryDirectory: Sendable {
     public let path: String
 
     public init(_ label: String = "beacond") throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("\(label)-\(UUID().uuidString)").path
+        try self.init(label, under: FileManager.default.temporaryDirectory.path)
+    }
+
+    /// Under `parent` instead (`/dev/shm`, for a test whose fsyncs would otherwise load the disk the suite shares).
+    public init(_ label: String, under parent: String) throws {
+        path = parent + "/\(label)-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
 

@@ -3,7 +3,7 @@ import Testing
 
 /// `AdvertisingData.summarize` reads raw memory for speed; here it must agree with a plain, obviously bounded
 /// reading of the same rules (arrays and indices, no pointers) on many random and near-miss adverts.
-@Suite struct AdvertisingDataReferenceTests {
+@Suite(.timeLimit(.minutes(20))) struct AdvertisingDataReferenceTests {
     /// The AD rules as the Core spec and Apple's iBeacon layout state them, written for clarity.
     static func reference(_ data: [UInt8]) -> (kind: AdvertKind, minor: UInt16?, bad: Bool, malformed: Bool) {
         var kinds: Set<AdvertKind> = []

@@ -2,7 +2,7 @@ import BeaconWire
 import Testing
 
 /// AD structure rules, on byte arrays annotated as in BlueZ's unit/test-eir.c.
-@Suite struct AdvertisingDataTests {
+@Suite(.timeLimit(.minutes(20))) struct AdvertisingDataTests {
     static let iBeacon: [UInt8] = [
         0x1A, 0xFF, 0x4C, 0x00, 0x02, 0x15,  // length 26, manufacturer data, Apple, iBeacon type and length
         0x21, 0xEE, 0xCF, 0x71, 0xD5, 0xC7, 0x4A, 0x00, 0x9B, 0x90, 0x27, 0xC9, 0x4B, 0x51, 0x46, 0xEA,  // UUID

@@ -2,7 +2,7 @@ import BeaconWire
 import Testing
 
 /// The bytes beacond gives bluetoothd and takes from it: monitor patterns, and reports rebuilt from D-Bus.
-@Suite struct BlueZAdvertTests {
+@Suite(.timeLimit(.minutes(20))) struct BlueZAdvertTests {
     static let region = BeaconRegion("E2C56DB5-DFFB-48D2-B060-D0F5A71096E0:1")!
 
     @Test func aPatternIsTheIBeaconPrefixUUIDAndMajor() {

@@ -6,7 +6,7 @@ import Testing
 
 /// The record loop keeps the window's bounds in locals and hands them back to the stream around every read and
 /// skip; these hold it to that when a read fails.
-@Suite struct CaptureStreamTests {
+@Suite(.timeLimit(.minutes(20))) struct CaptureStreamTests {
     /// Serves its bytes a few at a time, and fails once when `failAt` bytes have been served.
     struct FailingOnceSource: ByteSource {
         struct ReadFailed: Error {}

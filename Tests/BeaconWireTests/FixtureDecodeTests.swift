@@ -5,7 +5,7 @@ import Testing
 
 /// Every capture decodes to exactly the expected file beside it: the real captures in ../shared (expected
 /// from tshark) and the hand-made edge cases in Fixtures/edge (expected from their generator).
-@Suite struct FixtureDecodeTests {
+@Suite(.timeLimit(.minutes(20))) struct FixtureDecodeTests {
     @Test func sharedFixturesArePresent() {
         // CI puts ../shared beside the clone; without it the real-capture tests below would test nothing.
         #expect(Fixtures.sharedCaptures.count >= 3, "no captures in \(Fixtures.sharedDirectory.path)")

@@ -1,7 +1,7 @@
 import BeaconWire
 import Testing
 
-@Suite struct ValueFormatTests {
+@Suite(.timeLimit(.minutes(20))) struct ValueFormatTests {
     @Test(arguments: [
         (Int64(0), 1, "0"), (7, 2, "07"), (-5, 4, "-0005"), (123_456, 3, "123456"), (-42, 1, "-42"),
         (.max, 1, "9223372036854775807"), (.min, 1, "-9223372036854775808"), (999, 6, "000999"),

@@ -20,7 +20,7 @@ import Glibc
 /// (CI's ThreadSanitizer step of 6daef60: a revocation past 3 s, a poster's 60 s), as the browser journey's did; so it
 /// is not run in `.ci/run`'s sanitizer step (BEACOND_LOAD_TESTS=off), where EmailTests and MailRelayTests run the
 /// same code in-process. It runs in the plain step on every commit.
-@Suite(.disabled(if: ProcessInfo.processInfo.environment["BEACOND_LOAD_TESTS"] == "off"))
+@Suite(.disabled(if: ProcessInfo.processInfo.environment["BEACOND_LOAD_TESTS"] == "off"), .timeLimit(.minutes(20)))
 struct EmailEndToEndTests {
     @Test func aCafeReplayMailsEachOwnerOncePerVisitThroughARelayOutageAndACrash() async throws {
         let directory = try TemporaryDirectory("bike-registry-mail-e2e")
@@ -86,7 +86,7 @@ struct EmailEndToEndTests {
         try relay.delayReplies(1)
         try relay.start()
         _ = try await relay.waitFor(9 + 1, within: 90)
-        kill(process.server.process.processIdentifier, SIGKILL)
+        process.server.process.send(SIGKILL)
         _ = await process.server.waitForExit(seconds: 10)
         try relay.delayReplies(nil)
         // What the relay holds of the dead registry's mail (kept before its 250 was sent), once it has read what was
@@ -147,7 +147,7 @@ struct EmailEndToEndTests {
 /// A relay that refuses the registry's password: one clear line in the log however often mail is tried, the server
 /// serving on, and `check-mail` failing with the reason (and passing with the right password). Processes, as
 /// EmailEndToEndTests, so in the plain step only.
-@Suite(.disabled(if: ProcessInfo.processInfo.environment["BEACOND_LOAD_TESTS"] == "off"))
+@Suite(.disabled(if: ProcessInfo.processInfo.environment["BEACOND_LOAD_TESTS"] == "off"), .timeLimit(.minutes(20)))
 struct MailRelayPasswordTests {
     @Test func aWrongPasswordIsOneClearLineAndAFailingCheckNotACrashLoop() async throws {
         let directory = try TemporaryDirectory("bike-registry-mail-password")
@@ -186,7 +186,7 @@ struct MailRelayPasswordTests {
         #expect(refusals.count == 1, "\(process.server.stderr)")
         #expect(refusals.first?.contains("user name or password") == true)
         #expect(refusals.first?.contains("check-mail") == true)
-        #expect(process.server.process.isRunning)
+        #expect(process.server.isRunning)
         #expect(try await process.client.request(.GET, "/owner/bikes/\(bike.id)", bearer: bike.token).status == 200)
         process.server.terminate()
         _ = await process.server.waitForExit(seconds: 10)

@@ -7,7 +7,7 @@ import Testing
 /// The whole system on one machine: `bike-registry serve` (SQLite, then PostgreSQL), owners registering the café capture's bikes
 /// with a webhook, and the real `beacond run` replaying Fixtures/cafe/cafe.pcap against it. Each visit of the
 /// capture's ground truth reaches its owner exactly once as seen and once as left, signed; nothing else is sent.
-@Suite struct EndToEndTests {
+@Suite(.timeLimit(.minutes(20))) struct EndToEndTests {
     static let capture = Fixtures.repositoryRoot.appendingPathComponent("Fixtures/cafe/cafe.pcap").path
     static let groundTruth = Fixtures.repositoryRoot.appendingPathComponent("Fixtures/cafe/cafe.sightings.jsonl").path
 
@@ -15,117 +15,129 @@ import Testing
         let directory = try TemporaryDirectory("bike-registry-e2e")
         defer { directory.remove() }
         let testDatabase = try await TestDatabase.make(store, in: directory.path)
-        defer { Task { await testDatabase.drop() } }
-        let database = testDatabase.location
-        let process = try await RegistryProcess.start(database: database, in: directory)
-        let (server, registry, key) = (process.server, process.client, process.stationKey)
-        #expect(process.notify.receive().flatMap { $0 }.contains("READY=1"), "READY=1 once listening")
-        let receiver = NotificationReceiver()
-        try await receiver.start()
-        defer { Task { await receiver.stop() } }
+        try await withTeardown({ await testDatabase.drop() }) {
+            let database = testDatabase.location
+            let process = try await RegistryProcess.start(database: database, in: directory)
+            let (server, registry, key) = (process.server, process.client, process.stationKey)
+            #expect(process.notify.receive().flatMap { $0 }.contains("READY=1"), "READY=1 once listening")
+            let receiver = NotificationReceiver()
+            try await receiver.start()
+            try await withTeardown({ await receiver.stop() }) {
+                // The capture's bikes, registered by their owners; all but 104 reported missing.
+                var bikes: [Int: (id: String, token: String, secret: String)] = [:]
+                for minor in [101, 102, 103, 104, 105, 106, 107, 108, 901] {
+                    let bike = try await registry.register(minor: minor)
+                    bikes[minor] = (bike.id, bike.token, try #require(bike.answer.object["webhookSecret"] as? String))
+                    let patch =
+                        #"{"missing":\#(minor != 104),"notify":{"webhook":"\#(receiver.url("/owner-\(minor)"))"}}"#
+                    #expect(
+                        try await registry.request(.PATCH, "/owner/bikes/\(bike.id)", bearer: bike.token, body: patch)
+                            .status
+                            == 200)
+                }
 
-        // The capture's bikes, registered by their owners; all but 104 reported missing.
-        var bikes: [Int: (id: String, token: String, secret: String)] = [:]
-        for minor in [101, 102, 103, 104, 105, 106, 107, 108, 901] {
-            let bike = try await registry.register(minor: minor)
-            bikes[minor] = (bike.id, bike.token, try #require(bike.answer.object["webhookSecret"] as? String))
-            let patch = #"{"missing":\#(minor != 104),"notify":{"webhook":"\#(receiver.url("/owner-\(minor)"))"}}"#
-            #expect(
-                try await registry.request(.PATCH, "/owner/bikes/\(bike.id)", bearer: bike.token, body: patch).status
-                    == 200)
-        }
+                let keyFile = directory.file("api-key")
+                try "\(key)\n".write(toFile: keyFile, atomically: true, encoding: .utf8)
+                try "".write(toFile: directory.file("empty.conf"), atomically: true, encoding: .utf8)
+                let station = try DaemonProcess(
+                    [
+                        "run", "--replay", Self.capture, "--speed", "0", "--exit-when-drained", "--registry",
+                        registry.baseURL,
+                        "--api-key-file", keyFile,
+                        "--state-dir", directory.file("state"), "--control-socket", directory.file("control.sock"),
+                        "--station-id", "ace-cafe",
+                        "--latitude", "0", "--longitude", "0", "--config", directory.file("empty.conf"),
+                    ], logDirectory: directory.path, name: "beacond")
+                #expect(await station.waitForExit(seconds: 120) == 0, "beacond:\n\(station.stderr)")
 
-        let keyFile = directory.file("api-key")
-        try "\(key)\n".write(toFile: keyFile, atomically: true, encoding: .utf8)
-        try "".write(toFile: directory.file("empty.conf"), atomically: true, encoding: .utf8)
-        let station = try DaemonProcess(
-            [
-                "run", "--replay", Self.capture, "--speed", "0", "--exit-when-drained", "--registry", registry.baseURL,
-                "--api-key-file", keyFile,
-                "--state-dir", directory.file("state"), "--control-socket", directory.file("control.sock"),
-                "--station-id", "ace-cafe",
-                "--latitude", "0", "--longitude", "0", "--config", directory.file("empty.conf"),
-            ], logDirectory: directory.path, name: "beacond")
-        #expect(await station.waitForExit(seconds: 120) == 0, "beacond:\n\(station.stderr)")
+                // The ground truth's visits: an enter and an exit each.
+                let truth = try String(contentsOfFile: Self.groundTruth, encoding: .utf8).split(separator: "\n").map {
+                    line -> [String: Any] in
+                    try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+                }
+                let visits = truth.filter { $0["kind"] as? String == "enter" }
+                let expected = visits.count * 2
+                #expect(truth.filter { $0["kind"] as? String == "exit" }.count == visits.count)
+                // Nothing owed: every message the station's sightings made is received, and none is still to come.
+                _ = await receiver.waitFor(expected, seconds: 30)
+                let counts = try await testDatabase.settled()
+                #expect(counts.owed == 0 && counts.abandoned == 0, "\(counts)")
+                let received = receiver.received
+                #expect(
+                    receiver.received.count == expected,
+                    "\(receiver.received.count) notifications for \(visits.count) visits")
 
-        // The ground truth's visits: an enter and an exit each.
-        let truth = try String(contentsOfFile: Self.groundTruth, encoding: .utf8).split(separator: "\n").map {
-            line -> [String: Any] in
-            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-        }
-        let visits = truth.filter { $0["kind"] as? String == "enter" }
-        let expected = visits.count * 2
-        #expect(truth.filter { $0["kind"] as? String == "exit" }.count == visits.count)
-        let received = await receiver.waitFor(expected, seconds: 30)
-        try await Task.sleep(for: .seconds(2))
-        #expect(
-            receiver.received.count == expected, "\(receiver.received.count) notifications for \(visits.count) visits")
+                var told: [String: [Date]] = [:]
+                for message in received {
+                    let minor = try #require(Int(message.path.replacingOccurrences(of: "/owner-", with: "")))
+                    let bike = try #require(bikes[minor])
+                    #expect(NotificationTests.verify(message, secret: bike.secret), "signature on \(message.path)")
+                    let body = try #require(
+                        try JSONSerialization.jsonObject(with: Data(message.body.utf8)) as? [String: Any])
+                    let data = try #require(body["data"] as? [String: Any])
+                    #expect(data["bikeId"] as? String == bike.id)
+                    let place = try #require(data["station"] as? [String: Any])
+                    #expect(
+                        place["name"] as? String == "Ace Café" && place["latitude"] as? Double == 51.5412
+                            && place["longitude"] as? Double == -0.2769)
+                    let seenAt = try #require(ISOTime.parse(data["seenAt"] as? String ?? ""))
+                    told["\(minor) \(body["type"] as? String ?? "")", default: []].append(seenAt)
+                }
+                for visit in visits {
+                    let minor = try #require(visit["minor"] as? Int)
+                    // Told to the millisecond: the ground truth has microseconds.
+                    let firstSeen = try #require(ISOTime.parse(visit["firstSeen"] as? String ?? ""))
+                    #expect(
+                        told["\(minor) bike.seen"]?.contains { abs($0.timeIntervalSince(firstSeen)) <= 0.0005 } == true,
+                        "bike \(minor)'s visit at \(firstSeen) was told: \(told)")
+                }
+                for minor in Set(visits.compactMap { $0["minor"] as? Int }) {
+                    let count = visits.filter { $0["minor"] as? Int == minor }.count
+                    #expect(
+                        told["\(minor) bike.seen"]?.count == count && told["\(minor) bike.left"]?.count == count,
+                        "bike \(minor): \(told)")
+                }
+                #expect(told.keys.allSatisfy { !$0.hasPrefix("104 ") && !$0.hasPrefix("901 ") })
 
-        var told: [String: [Date]] = [:]
-        for message in received {
-            let minor = try #require(Int(message.path.replacingOccurrences(of: "/owner-", with: "")))
-            let bike = try #require(bikes[minor])
-            #expect(NotificationTests.verify(message, secret: bike.secret), "signature on \(message.path)")
-            let body = try #require(try JSONSerialization.jsonObject(with: Data(message.body.utf8)) as? [String: Any])
-            let data = try #require(body["data"] as? [String: Any])
-            #expect(data["bikeId"] as? String == bike.id)
-            let place = try #require(data["station"] as? [String: Any])
-            #expect(
-                place["name"] as? String == "Ace Café" && place["latitude"] as? Double == 51.5412
-                    && place["longitude"] as? Double == -0.2769)
-            let seenAt = try #require(ISOTime.parse(data["seenAt"] as? String ?? ""))
-            told["\(minor) \(body["type"] as? String ?? "")", default: []].append(seenAt)
-        }
-        for visit in visits {
-            let minor = try #require(visit["minor"] as? Int)
-            // Told to the millisecond: the ground truth has microseconds.
-            let firstSeen = try #require(ISOTime.parse(visit["firstSeen"] as? String ?? ""))
-            #expect(
-                told["\(minor) bike.seen"]?.contains { abs($0.timeIntervalSince(firstSeen)) <= 0.0005 } == true,
-                "bike \(minor)'s visit at \(firstSeen) was told: \(told)")
-        }
-        for minor in Set(visits.compactMap { $0["minor"] as? Int }) {
-            let count = visits.filter { $0["minor"] as? Int == minor }.count
-            #expect(
-                told["\(minor) bike.seen"]?.count == count && told["\(minor) bike.left"]?.count == count,
-                "bike \(minor): \(told)")
-        }
-        #expect(told.keys.allSatisfy { !$0.hasPrefix("104 ") && !$0.hasPrefix("901 ") })
+                // The owner reads where the bike was heard; the operator sees the station listening.
+                var sightings = try await registry.request(
+                    .GET, "/owner/bikes/\(bikes[101]!.id)/sightings", bearer: bikes[101]!.token)
+                // The server writes stations' refreshes every 5 s.
+                for _ in 0..<60 where sightings.object["stationsListeningLastHour"] as? Int != 1 {
+                    try await Task.sleep(for: .milliseconds(200))
+                    sightings = try await registry.request(
+                        .GET, "/owner/bikes/\(bikes[101]!.id)/sightings", bearer: bikes[101]!.token)
+                }
+                let list = try #require(sightings.object["sightings"] as? [[String: Any]])
+                #expect(list.count == truth.filter { $0["minor"] as? Int == 101 }.count)
+                #expect(sightings.object["stationsListeningLastHour"] as? Int == 1)
+                let listed = try await BeacondRun.run(
+                    executable: BeacondRun.registryBinary.path, ["station", "list", "--json", "--database", database])
+                let row = try #require(
+                    try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any])
+                #expect(
+                    (row["userAgent"] as? String)?.hasPrefix("beacond/") == true && row["lastRefresh"] is String
+                        && row["lastSighting"] is String)
 
-        // The owner reads where the bike was heard; the operator sees the station listening.
-        var sightings = try await registry.request(
-            .GET, "/owner/bikes/\(bikes[101]!.id)/sightings", bearer: bikes[101]!.token)
-        // The server writes stations' refreshes every 5 s.
-        for _ in 0..<60 where sightings.object["stationsListeningLastHour"] as? Int != 1 {
-            try await Task.sleep(for: .milliseconds(200))
-            sightings = try await registry.request(
-                .GET, "/owner/bikes/\(bikes[101]!.id)/sightings", bearer: bikes[101]!.token)
-        }
-        let list = try #require(sightings.object["sightings"] as? [[String: Any]])
-        #expect(list.count == truth.filter { $0["minor"] as? Int == 101 }.count)
-        #expect(sightings.object["stationsListeningLastHour"] as? Int == 1)
-        let listed = try await BeacondRun.run(
-            executable: BeacondRun.registryBinary.path, ["station", "list", "--json", "--database", database])
-        let row = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any])
-        #expect(
-            (row["userAgent"] as? String)?.hasPrefix("beacond/") == true && row["lastRefresh"] is String
-                && row["lastSighting"] is String)
+                // Revoked: the next request is refused.
+                let revoked = try await BeacondRun.run(
+                    executable: BeacondRun.registryBinary.path,
+                    ["station", "revoke", "Ace Café", "--database", database])
+                #expect(revoked.status == 0)
+                try await registry.waitUntilRefused(key)
 
-        // Revoked: the next request is refused.
-        let revoked = try await BeacondRun.run(
-            executable: BeacondRun.registryBinary.path, ["station", "revoke", "Ace Café", "--database", database])
-        #expect(revoked.status == 0)
-        try await registry.waitUntilRefused(key)
-
-        server.terminate()
-        #expect(await server.waitForExit(seconds: 10) == 0, "SIGTERM ends the registry cleanly:\n\(server.stderr)")
-        let secrets = [key] + bikes.values.flatMap { [$0.token, $0.secret, String($0.secret.dropFirst(6))] }
-        for log in [server.stderr, station.stderr] {
-            for secret in secrets { #expect(!log.contains(secret), "a key, token or secret was logged") }
+                server.terminate()
+                #expect(
+                    await server.waitForExit(seconds: 10) == 0, "SIGTERM ends the registry cleanly:\n\(server.stderr)")
+                let secrets = [key] + bikes.values.flatMap { [$0.token, $0.secret, String($0.secret.dropFirst(6))] }
+                for log in [server.stderr, station.stderr] {
+                    for secret in secrets { #expect(!log.contains(secret), "a key, token or secret was logged") }
+                }
+                #expect(
+                    server.stderr.contains("/bikes") && !server.stderr.contains("key="),
+                    "request lines carry the path, never the query")
+            }
         }
-        #expect(
-            server.stderr.contains("/bikes") && !server.stderr.contains("key="),
-            "request lines carry the path, never the query")
     }
 
     @Test func aDatabaseItCannotOpenIsRefusedWithItsStatusAndReason() async throws {

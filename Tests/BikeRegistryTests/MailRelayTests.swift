@@ -5,7 +5,7 @@ import Testing
 
 /// bike-registry's mail through libcurl to a real relay on loopback (aiosmtpd, STARTTLS and AUTH required): what
 /// arrives, read by Python's MIME parser, and how each of the relay's answers is taken.
-@Suite struct MailRelayTests {
+@Suite(.timeLimit(.minutes(20))) struct MailRelayTests {
     let from = MailSender("FindMyBike <noreply@registry.example.org>")!
 
     func relay(_ mail: MailRelay, password: String = MailRelay.password, caFile: String?? = nil) throws -> SMTPRelay {

@@ -7,7 +7,7 @@ import Testing
 
 /// A database an earlier bike-registry made (schema v1, before stationsVersion) opens with the stations, bikes and
 /// sightings it holds, and gains what this version needs.
-@Suite struct MigrationTests {
+@Suite(.timeLimit(.minutes(20))) struct MigrationTests {
     @Test func aVersionOneDatabaseIsCarriedOverWithItsData() async throws {
         let directory = try TemporaryDirectory("bike-registry-migration")
         defer { directory.remove() }
@@ -26,11 +26,12 @@ import Testing
         try old.close()
 
         let store = try SQLiteRegistryStore(path: path)
-        defer { Task { await store.close() } }
-        #expect(try await store.station(key: "bks_old-key")?.name == "Ace", "the old station's key still works")
-        #expect(try await store.versions() == RegistryVersions(list: 1, stations: 1))
-        _ = try await store.addStation(name: "New", latitude: 1, longitude: 2)
-        #expect(try await store.versions().stations == 2, "v2's counter moves with every station added")
+        try await withTeardown({ await store.close() }) {
+            #expect(try await store.station(key: "bks_old-key")?.name == "Ace", "the old station's key still works")
+            #expect(try await store.versions() == RegistryVersions(list: 1, stations: 1))
+            _ = try await store.addStation(name: "New", latitude: 1, longitude: 2)
+            #expect(try await store.versions().stations == 2, "v2's counter moves with every station added")
+        }
     }
 
     /// The file the release before claim codes wrote (Tests/registry-fixtures/make-previous-release, with its binary):
@@ -55,43 +56,47 @@ import Testing
         let versionBefore = try await old.read { db in try Int64.fetchOne(db, sql: "SELECT version FROM listVersion") }
         try old.close()
         let store = try SQLiteRegistryStore(path: path)
-        defer { Task { await store.close() } }
-        #expect(
-            try await store.versions().list == versionBefore, "stations notice nothing: the list's ETag is the same")
-        let station = try #require(try await store.station(key: made["stationKey"] as? String ?? ""))
-        #expect(station.name == "Ace Café")
-        let bike = try #require(try await store.bike(id: missingID, ownerToken: missing["ownerToken"] as? String ?? ""))
-        #expect(bike.missing && bike.webhookURL == "http://127.0.0.1:9/hook")
-        #expect(try await store.bike(id: keptID, ownerToken: kept["ownerToken"] as? String ?? "")?.missing == false)
-        #expect(try await store.missingBikes().bikes.map(\.id) == [missingID], "stations' list unchanged")
-        #expect(try await store.sightings(bikeId: missingID).count == 1)
-        let beacons = try await store.beacons()
-        #expect(beacons.map(\.minor) == [101, 102] && beacons.allSatisfy { $0.state == .claimed && !$0.hasCode })
-        // Their beacons stay theirs: neither registration by the numbers nor a new issue takes them.
-        let again = try await store.register(
-            NewBike(
-                uuid: "21EECF71-D5C7-4A00-9B90-27C94B5146EA", major: 1, minor: 101, make: "a", model: "b", colour: "c"))
-        guard case .beaconTaken = again else {
-            Issue.record("a migrated bike's beacon was registered again")
-            return
-        }
-        let issued = try await store.issueBeacons(
-            uuid: "21EECF71-D5C7-4A00-9B90-27C94B5146EA", major: 1, firstMinor: 101, codeHashes: ["x"], now: Date())
-        #expect(issued == [103])
+        try await withTeardown({ await store.close() }) {
+            #expect(
+                try await store.versions().list == versionBefore, "stations notice nothing: the list's ETag is the same"
+            )
+            let station = try #require(try await store.station(key: made["stationKey"] as? String ?? ""))
+            #expect(station.name == "Ace Café")
+            let bike = try #require(
+                try await store.bike(id: missingID, ownerToken: missing["ownerToken"] as? String ?? ""))
+            #expect(bike.missing && bike.webhookURL == "http://127.0.0.1:9/hook")
+            #expect(try await store.bike(id: keptID, ownerToken: kept["ownerToken"] as? String ?? "")?.missing == false)
+            #expect(try await store.missingBikes().bikes.map(\.id) == [missingID], "stations' list unchanged")
+            #expect(try await store.sightings(bikeId: missingID).count == 1)
+            let beacons = try await store.beacons()
+            #expect(beacons.map(\.minor) == [101, 102] && beacons.allSatisfy { $0.state == .claimed && !$0.hasCode })
+            // Their beacons stay theirs: neither registration by the numbers nor a new issue takes them.
+            let again = try await store.register(
+                NewBike(
+                    uuid: "21EECF71-D5C7-4A00-9B90-27C94B5146EA", major: 1, minor: 101, make: "a", model: "b",
+                    colour: "c"))
+            guard case .beaconTaken = again else {
+                Issue.record("a migrated bike's beacon was registered again")
+                return
+            }
+            let issued = try await store.issueBeacons(
+                uuid: "21EECF71-D5C7-4A00-9B90-27C94B5146EA", major: 1, firstMinor: 101, codeHashes: ["x"], now: Date())
+            #expect(issued == [103])
 
-        // The missing bike has a report made at the upgrade: it lapses --missing-lapse after, with a reminder first.
-        let upgraded = try #require(try await store.openReport(bikeId: missingID))
-        #expect(abs(upgraded.madeAt.timeIntervalSinceNow) < 120 && upgraded.lapsesAt == nil, "\(upgraded)")
-        #expect(try await store.openReport(bikeId: keptID) == nil)
-        let rules = MissingReportRules(lapse: 30 * 86_400, reminder: 3 * 86_400)
-        #expect(try await store.sweepReports(rules: rules, now: Date()) == ReportSweep(reminded: 0, lapsed: 0))
-        let owedBefore = try await store.notificationCounts().owed
-        let lapsesAt = try #require(try await store.openReport(bikeId: missingID)?.lapsesAt)
-        #expect(abs(lapsesAt.timeIntervalSince(upgraded.madeAt) - 30 * 86_400) < 0.001)
-        #expect(
-            try await store.sweepReports(rules: rules, now: lapsesAt.addingTimeInterval(-86_400))
-                == ReportSweep(reminded: 1, lapsed: 0))
-        #expect(try await store.notificationCounts().owed == owedBefore + 1, "the reminder, to its webhook")
+            // The missing bike has a report made at the upgrade: it lapses --missing-lapse after, with a reminder first.
+            let upgraded = try #require(try await store.openReport(bikeId: missingID))
+            #expect(abs(upgraded.madeAt.timeIntervalSinceNow) < 120 && upgraded.lapsesAt == nil, "\(upgraded)")
+            #expect(try await store.openReport(bikeId: keptID) == nil)
+            let rules = MissingReportRules(lapse: 30 * 86_400, reminder: 3 * 86_400)
+            #expect(try await store.sweepReports(rules: rules, now: Date()) == ReportSweep(reminded: 0, lapsed: 0))
+            let owedBefore = try await store.notificationCounts().owed
+            let lapsesAt = try #require(try await store.openReport(bikeId: missingID)?.lapsesAt)
+            #expect(abs(lapsesAt.timeIntervalSince(upgraded.madeAt) - 30 * 86_400) < 0.001)
+            #expect(
+                try await store.sweepReports(rules: rules, now: lapsesAt.addingTimeInterval(-86_400))
+                    == ReportSweep(reminded: 1, lapsed: 0))
+            #expect(try await store.notificationCounts().owed == owedBefore + 1, "the reminder, to its webhook")
+        }
     }
 
     static let releasedVersionOne = """

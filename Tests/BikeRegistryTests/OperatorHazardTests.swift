@@ -9,7 +9,7 @@ import Testing
 /// What a careless operator, or a crash, could do to a registry without a word (issue 37, item 8): database files
 /// anyone on the machine could read, committed data lost with a deleted `-wal`, links built from a request's Host
 /// header, a form cookie that would travel over plain http.
-@Suite struct OperatorHazardTests {
+@Suite(.timeLimit(.minutes(20))) struct OperatorHazardTests {
     /// The database and every file beside it are the owner's alone under the usual umask (0022, which left them
     /// 0644 with the webhook secrets in them); files an earlier release left readable by anyone are narrowed at
     /// open.
@@ -62,7 +62,7 @@ import Testing
                 bikeId: bike, firstSeen: "2024-06-01T08:0\(index):00Z", minor: bikes.firstIndex(of: bike)! + 1)
             #expect(try await first.client.post(sighting, key: first.stationKey).status == 201)
         }
-        kill(first.server.process.processIdentifier, SIGKILL)
+        first.server.process.send(SIGKILL)
         _ = await first.server.waitForExit(seconds: 10)
         #expect(FileManager.default.fileExists(atPath: database + "-wal"), "the commits are in the -wal")
         // What a careless clean-up does after a crash.
@@ -98,16 +98,17 @@ import Testing
         let directory = try TemporaryDirectory("bike-registry-links")
         defer { directory.remove() }
         let registry = try await RegistryHarness(.sqlite, directory: directory.path) { $0.publicURL = publicURL }
-        defer { Task { await registry.stop() } }
-        let form = try await Page.get(registry, "/")
-        let cookie = try #require(form.headers["Set-Cookie"].first)
-        #expect(cookie.contains("; Secure") == (publicURL != nil), "\(cookie)")
-        let registered = try await Page.register(registry, minor: 7, form: form, host: "evil.example")
-        #expect(registered.answer.status == 201)
-        let shown = try #require(
-            registered.answer.body.firstMatch(of: /id="private-link" href="[^"]+">([^<]+)</)?.output.1)
-        #expect(String(shown) == (publicURL ?? "") + registered.path, "\(shown)")
-        #expect(!registered.answer.body.contains("evil.example"))
+        try await withTeardown({ await registry.stop() }) {
+            let form = try await Page.get(registry, "/")
+            let cookie = try #require(form.headers["Set-Cookie"].first)
+            #expect(cookie.contains("; Secure") == (publicURL != nil), "\(cookie)")
+            let registered = try await Page.register(registry, minor: 7, form: form, host: "evil.example")
+            #expect(registered.answer.status == 201)
+            let shown = try #require(
+                registered.answer.body.firstMatch(of: /id="private-link" href="[^"]+">([^<]+)</)?.output.1)
+            #expect(String(shown) == (publicURL ?? "") + registered.path, "\(shown)")
+            #expect(!registered.answer.body.contains("evil.example"))
+        }
     }
 
     @Test func aPublicURLThatIsNotOneIsRefused() async throws {

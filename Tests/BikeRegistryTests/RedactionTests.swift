@@ -5,7 +5,7 @@ import Testing
 /// The owner token never reaches the log, however the path that carries it is spelled (issue 37, item 5): the router
 /// takes empty segments, a trailing slash and percent-encoding, and the log wrote each of them with the token in it.
 /// The real `bike-registry serve`, its log as an operator reads it.
-@Suite struct RedactionTests {
+@Suite(.timeLimit(.minutes(20))) struct RedactionTests {
     @Test func noSpellingOfAPrivateLinkPutsItsTokenInTheLog() async throws {
         let directory = try TemporaryDirectory("bike-registry-redaction")
         defer { directory.remove() }

@@ -53,6 +53,15 @@ final class RegistryHarness: Sendable {
         port = served.port
     }
 
+    /// The counts once nothing is owed (or after `seconds`): see `TestDatabase.settled`.
+    func settled(seconds: Double = 30) async throws -> NotificationCounts {
+        try await testDatabase.settled(seconds: seconds)
+    }
+
+    /// Stops serving and delivering, and returns once every delivery in flight has ended: after it nothing of this
+    /// server's can reach a receiver, so a test of absence reads after it. `stop()` closes the database later.
+    func stopServing() async { await served.stop() }
+
     /// Stops the server gracefully (`ServedApplication` says why), or by cancelling it: what a test of cancellation
     /// asks for, once its requests are answered.
     func stop(cancelling: Bool = false) async {
@@ -116,7 +125,9 @@ struct RegistryClient {
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(string: body))
         }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        // 30 s: under the whole suite on two cores a request to this in-process server waited past 10 s (CI's plain
+        // step of 6ed98c1, several suites at the same moment); a server that does not answer still fails the test.
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
         let bytes = try await response.body.collect(upTo: 4 << 20)
         return Answer(status: Int(response.status.code), headers: response.headers, body: String(buffer: bytes))
     }

@@ -7,7 +7,7 @@ import Testing
 
 /// The server takes exactly the notification targets docs/registry-api.yaml's pattern allows: the hand-written check
 /// and the document's own regular expression agree on every case (schemathesis found a `*` the server took).
-@Suite struct TargetShapeTests {
+@Suite(.timeLimit(.minutes(20))) struct TargetShapeTests {
     static let documented: NSRegularExpression = {
         let document =
             (try? String(
@@ -48,18 +48,19 @@ import Testing
         let directory = try TemporaryDirectory("bike-registry")
         defer { directory.remove() }
         let registry = try await RegistryHarness(store, directory: directory.path, allowPrivateWebhooks: true)
-        defer { Task { await registry.stop() } }
-        let bike = try await registry.register(minor: 101)
-        for url in ["https://6LcwJAGu6nbJ/Xbt*", "http://127.0.0.1:8080/hook#x", "http://127.0.0.1:8080/a b"] {
-            let answer = try await registry.request(
-                .PATCH, "/owner/bikes/\(bike.id)", bearer: bike.token, body: #"{"notify":{"webhook":"\#(url)"}}"#)
-            #expect(answer.status == 400, "\(url): \(answer.status) \(answer.body)")
+        try await withTeardown({ await registry.stop() }) {
+            let bike = try await registry.register(minor: 101)
+            for url in ["https://6LcwJAGu6nbJ/Xbt*", "http://127.0.0.1:8080/hook#x", "http://127.0.0.1:8080/a b"] {
+                let answer = try await registry.request(
+                    .PATCH, "/owner/bikes/\(bike.id)", bearer: bike.token, body: #"{"notify":{"webhook":"\#(url)"}}"#)
+                #expect(answer.status == 400, "\(url): \(answer.status) \(answer.body)")
+            }
+            let taken = try await registry.request(
+                .PATCH, "/owner/bikes/\(bike.id)", bearer: bike.token,
+                body: #"{"notify":{"ntfy":"http://127.0.0.1:18080/topic?auth=abc"}}"#)
+            #expect(taken.status == 200, "\(taken.body)")
+            let shown = try await registry.request(.GET, "/owner/bikes/\(bike.id)", bearer: bike.token)
+            #expect((shown.object["notify"] as? [String: Any])?["webhook"] is NSNull)
         }
-        let taken = try await registry.request(
-            .PATCH, "/owner/bikes/\(bike.id)", bearer: bike.token,
-            body: #"{"notify":{"ntfy":"http://127.0.0.1:18080/topic?auth=abc"}}"#)
-        #expect(taken.status == 200, "\(taken.body)")
-        let shown = try await registry.request(.GET, "/owner/bikes/\(bike.id)", bearer: bike.token)
-        #expect((shown.object["notify"] as? [String: Any])?["webhook"] is NSNull)
     }
 }

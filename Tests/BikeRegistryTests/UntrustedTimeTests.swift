@@ -10,7 +10,7 @@ import Testing
 /// every read of that bike's sightings, and in the POST itself when it was a missing bike's first-seen time, so the
 /// station's retry took it down again. Formatting and parsing are total; a time the registry cannot believe is
 /// stored as received and marked.
-@Suite struct UntrustedTimeTests {
+@Suite(.timeLimit(.minutes(20))) struct UntrustedTimeTests {
     /// Every time formats, to RFC 3339's range: the edges, and the values a double can hold that no calendar can.
     /// Seconds since 1970, not Dates, as the arguments: Foundation's own description of a Date (which the test
     /// library prints) traps on NaN.
@@ -79,79 +79,80 @@ import Testing
         let receiver = NotificationReceiver()
         try await receiver.start()
         let registry = try await RegistryHarness(store, directory: directory.path)
-        defer {
-            Task {
-                await registry.stop()
-                await receiver.stop()
+        try await withTeardown({
+            await registry.stop()
+            await receiver.stop()
+        }) {
+            let key = try await registry.database.addStation(name: "Ace Café", latitude: 51.5412, longitude: -0.2769)
+            let bike = try await registry.registerMissing(minor: 101, webhook: receiver.url("/hook"))
+            let tomorrowAndMore = ISOTime.format(Date().addingTimeInterval(86_400 + 3_600))
+            let unbelievable = [
+                "0000-01-01T00:00:00+00:01", "0001-01-01T00:00:00Z", "2019-12-31T23:59:59Z", "9999-12-31T23:59:59.999Z",
+                tomorrowAndMore,
+            ]
+            let before = Date()
+            var posted = 0
+            for (day, field) in ["date", "firstSeen", "lastSeen"].enumerated() {
+                for (hour, value) in unbelievable.enumerated() {
+                    // A visit of its own each (its first-seen time names it), so each owes the owner a message.
+                    let believable = "2024-06-1\(day)T0\(hour):30:00Z"
+                    var times = [
+                        "date": believable, "firstSeen": "2024-06-1\(day)T0\(hour):00:00Z", "lastSeen": believable,
+                    ]
+                    times[field] = value
+                    let answer = try await registry.post(Self.sighting(bikeId: bike.id, times), key: key)
+                    #expect(answer.status == 201, "\(field) = \(value): \(answer.status) \(answer.body)")
+                    posted += 1
+                }
+                for malformed in ["10000-01-01T00:00:00Z", "2024-02-30T00:00:00Z", "-0001-01-01T00:00:00Z"] {
+                    var times = ["date": "2024-06-01T08:00:00Z", "firstSeen": "2024-06-01T08:00:00Z"]
+                    times["lastSeen"] = "2024-06-01T08:00:00Z"
+                    times[field] = malformed
+                    let answer = try await registry.post(Self.sighting(bikeId: bike.id, times), key: key)
+                    #expect(
+                        answer.status == 400 && answer.body.contains(field), "\(field) = \(malformed): \(answer.body)")
+                }
             }
-        }
-        let key = try await registry.database.addStation(name: "Ace Café", latitude: 51.5412, longitude: -0.2769)
-        let bike = try await registry.registerMissing(minor: 101, webhook: receiver.url("/hook"))
-        let tomorrowAndMore = ISOTime.format(Date().addingTimeInterval(86_400 + 3_600))
-        let unbelievable = [
-            "0000-01-01T00:00:00+00:01", "0001-01-01T00:00:00Z", "2019-12-31T23:59:59Z", "9999-12-31T23:59:59.999Z",
-            tomorrowAndMore,
-        ]
-        let before = Date()
-        var posted = 0
-        for (day, field) in ["date", "firstSeen", "lastSeen"].enumerated() {
-            for (hour, value) in unbelievable.enumerated() {
-                // A visit of its own each (its first-seen time names it), so each owes the owner a message.
-                let believable = "2024-06-1\(day)T0\(hour):30:00Z"
-                var times = [
-                    "date": believable, "firstSeen": "2024-06-1\(day)T0\(hour):00:00Z", "lastSeen": believable,
-                ]
-                times[field] = value
-                let answer = try await registry.post(Self.sighting(bikeId: bike.id, times), key: key)
-                #expect(answer.status == 201, "\(field) = \(value): \(answer.status) \(answer.body)")
-                posted += 1
-            }
-            for malformed in ["10000-01-01T00:00:00Z", "2024-02-30T00:00:00Z", "-0001-01-01T00:00:00Z"] {
-                var times = ["date": "2024-06-01T08:00:00Z", "firstSeen": "2024-06-01T08:00:00Z"]
-                times["lastSeen"] = "2024-06-01T08:00:00Z"
-                times[field] = malformed
-                let answer = try await registry.post(Self.sighting(bikeId: bike.id, times), key: key)
-                #expect(answer.status == 400 && answer.body.contains(field), "\(field) = \(malformed): \(answer.body)")
-            }
-        }
-        let after = Date()
-        // One the registry believes, kept as sent.
-        let good = [
-            "date": "2024-07-01T10:00:05Z", "firstSeen": "2024-07-01T10:00:00Z", "lastSeen": "2024-07-01T10:00:05Z",
-        ]
-        #expect(try await registry.post(Self.sighting(bikeId: bike.id, good), key: key).status == 201)
+            let after = Date()
+            // One the registry believes, kept as sent.
+            let good = [
+                "date": "2024-07-01T10:00:05Z", "firstSeen": "2024-07-01T10:00:00Z", "lastSeen": "2024-07-01T10:00:05Z",
+            ]
+            #expect(try await registry.post(Self.sighting(bikeId: bike.id, good), key: key).status == 201)
 
-        let answer = try await registry.request(.GET, "/owner/bikes/\(bike.id)/sightings", bearer: bike.token)
-        #expect(answer.status == 200, "\(answer.body)")
-        let sightings = try #require(answer.object["sightings"] as? [[String: Any]])
-        #expect(sightings.count == posted + 1)
-        let asReceived = sightings.filter { $0["timesAsReceived"] as? Bool == true }
-        #expect(asReceived.count == posted, "\(answer.body)")
-        for sighting in asReceived {
-            for field in ["seenAt", "firstSeen", "lastSeen"] {
-                let time = try #require((sighting[field] as? String).flatMap(ISOTime.parse), "\(field)")
-                #expect(
-                    time >= before.addingTimeInterval(-0.001) && time <= after.addingTimeInterval(0.001),
-                    "\(field) is when it was received: \(sighting)")
+            let answer = try await registry.request(.GET, "/owner/bikes/\(bike.id)/sightings", bearer: bike.token)
+            #expect(answer.status == 200, "\(answer.body)")
+            let sightings = try #require(answer.object["sightings"] as? [[String: Any]])
+            #expect(sightings.count == posted + 1)
+            let asReceived = sightings.filter { $0["timesAsReceived"] as? Bool == true }
+            #expect(asReceived.count == posted, "\(answer.body)")
+            for sighting in asReceived {
+                for field in ["seenAt", "firstSeen", "lastSeen"] {
+                    let time = try #require((sighting[field] as? String).flatMap(ISOTime.parse), "\(field)")
+                    #expect(
+                        time >= before.addingTimeInterval(-0.001) && time <= after.addingTimeInterval(0.001),
+                        "\(field) is when it was received: \(sighting)")
+                }
             }
-        }
-        let believed = try #require(sightings.first { $0["timesAsReceived"] as? Bool == false })
-        #expect(believed["seenAt"] as? String == "2024-07-01T10:00:05.000Z")
-        #expect(believed["firstSeen"] as? String == "2024-07-01T10:00:00.000Z")
+            let believed = try #require(sightings.first { $0["timesAsReceived"] as? Bool == false })
+            #expect(believed["seenAt"] as? String == "2024-07-01T10:00:05.000Z")
+            #expect(believed["firstSeen"] as? String == "2024-07-01T10:00:00.000Z")
 
-        // The bike's page, with every one of them on it.
-        let page = try await Page.get(registry, "/my/\(bike.id)/\(bike.token)")
-        #expect(page.status == 200)
-        #expect(page.body.components(separatedBy: "clock was wrong; shown as received").count - 1 == posted)
+            // The bike's page, with every one of them on it.
+            let page = try await Page.get(registry, "/my/\(bike.id)/\(bike.token)")
+            #expect(page.status == 200)
+            #expect(page.body.components(separatedBy: "clock was wrong; shown as received").count - 1 == posted)
 
-        // A message for each visit, each saying its time is the registry's.
-        let messages = await receiver.waitFor(posted + 1)
-        #expect(messages.count == posted + 1)
-        let marked = try messages.filter { message in
-            let body = try #require(try JSONSerialization.jsonObject(with: Data(message.body.utf8)) as? [String: Any])
-            return (body["data"] as? [String: Any])?["timesAsReceived"] as? Bool == true
+            // A message for each visit, each saying its time is the registry's.
+            let messages = await receiver.waitFor(posted + 1)
+            #expect(messages.count == posted + 1)
+            let marked = try messages.filter { message in
+                let body = try #require(
+                    try JSONSerialization.jsonObject(with: Data(message.body.utf8)) as? [String: Any])
+                return (body["data"] as? [String: Any])?["timesAsReceived"] as? Bool == true
+            }
+            #expect(marked.count == posted)
         }
-        #expect(marked.count == posted)
     }
 
     /// Sightings stored before this rule, with such times, are given the same treatment when the database is
@@ -163,32 +164,35 @@ import Testing
         let directory = try TemporaryDirectory("bike-registry-times")
         defer { directory.remove() }
         let database = try await TestDatabase.make(store, in: directory.path)
-        defer { Task { await database.drop() } }
-        let first = try await database.open()
-        _ = try await first.addStation(name: "Ace", latitude: 51.5, longitude: -0.2)
-        await first.close()
-        // Back to the previous release's schema, and its rows: one from year 0000, one from 9999, one believable.
-        let received = 1_780_000_000.0
-        try await database.execute([
-            "ALTER TABLE sighting DROP COLUMN timesAsReceived",
-            "DELETE FROM \(database.migrationsTable) WHERE identifier = 'v3-station-clock'",
-            """
-            INSERT INTO sighting (id, stationId, bikeId, kind, seenAt, firstSeen, lastSeen, proximity, count, visitId, receivedAt)
-            VALUES ('a', 1, 'bike_1', 'enter', -62167219260, -62167219260, -62167219260, 'near', 1, 'v1', \(received)),
-                   ('b', 1, 'bike_1', 'exit', 253402300799, 1717228800, 253402300799, 'near', 1, 'v2', \(received + 1)),
-                   ('c', 1, 'bike_1', 'enter', 1717228800, 1717228800, 1717228800, 'near', 1, 'v3', \(received + 2))
-            """,
-        ])
-        let upgraded = try await database.open()
-        defer { Task { await upgraded.close() } }
-        let sightings = try await upgraded.sightings(bikeId: "bike_1")
-        #expect(sightings.count == 3)
-        for sighting in sightings where sighting.visitId != "v3" {
-            #expect(sighting.timesAsReceived)
-            #expect(sighting.seenAt.timeIntervalSince1970 >= received && sighting.firstSeen == sighting.lastSeen)
+        try await withTeardown({ await database.drop() }) {
+            let first = try await database.open()
+            _ = try await first.addStation(name: "Ace", latitude: 51.5, longitude: -0.2)
+            await first.close()
+            // Back to the previous release's schema, and its rows: one from year 0000, one from 9999, one believable.
+            let received = 1_780_000_000.0
+            try await database.execute([
+                "ALTER TABLE sighting DROP COLUMN timesAsReceived",
+                "DELETE FROM \(database.migrationsTable) WHERE identifier = 'v3-station-clock'",
+                """
+                INSERT INTO sighting (id, stationId, bikeId, kind, seenAt, firstSeen, lastSeen, proximity, count, visitId, receivedAt)
+                VALUES ('a', 1, 'bike_1', 'enter', -62167219260, -62167219260, -62167219260, 'near', 1, 'v1', \(received)),
+                       ('b', 1, 'bike_1', 'exit', 253402300799, 1717228800, 253402300799, 'near', 1, 'v2', \(received + 1)),
+                       ('c', 1, 'bike_1', 'enter', 1717228800, 1717228800, 1717228800, 'near', 1, 'v3', \(received + 2))
+                """,
+            ])
+            let upgraded = try await database.open()
+            try await withTeardown({ await upgraded.close() }) {
+                let sightings = try await upgraded.sightings(bikeId: "bike_1")
+                #expect(sightings.count == 3)
+                for sighting in sightings where sighting.visitId != "v3" {
+                    #expect(sighting.timesAsReceived)
+                    #expect(
+                        sighting.seenAt.timeIntervalSince1970 >= received && sighting.firstSeen == sighting.lastSeen)
+                }
+                let kept = try #require(sightings.first { $0.visitId == "v3" })
+                #expect(!kept.timesAsReceived && kept.seenAt.timeIntervalSince1970 == 1_717_228_800)
+            }
         }
-        let kept = try #require(sightings.first { $0.visitId == "v3" })
-        #expect(!kept.timesAsReceived && kept.seenAt.timeIntervalSince1970 == 1_717_228_800)
     }
 
     /// A sighting with each time given; the rest as `RegistryClient.sighting` writes them.

@@ -4,10 +4,12 @@
 //
 // OutboxCrashChild OUTBOX_PATH REGISTRY_URL COUNT
 import AsyncHTTPClient
+import BeaconDelivery
 import BeaconEngine
 import BeaconOutbox
 import BeaconRegistryClient
 import BeaconWire
+import DaemonSupport
 import Foundation
 import Logging
 
@@ -38,7 +40,7 @@ let configuration = RegistryConfiguration(
 let now: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
 let outbox = try Outbox(path: arguments[1])
 try outbox.enqueue(
-    sightings.map { SightingPayload.outboxItem($0, stationID: "crash-test", latitude: 1, longitude: 2) }, now: now())
+    sightings.map { OutgoingSighting.outboxItem($0, stationID: "crash-test", latitude: 1, longitude: 2) }, now: now())
 let client = HTTPRegistry.makeHTTPClient(configuration)
 let poster = SightingPoster(
     outbox: outbox, sink: HTTPRegistry(configuration: configuration, client: client), clock: ContinuousClock(),

@@ -1,4 +1,4 @@
-import BeaconDaemon
+import BeaconControl
 import Foundation
 import FuzzDriver
 

@@ -1,3 +1,4 @@
+import BeaconControl
 import BeaconDaemon
 
 #if canImport(Glibc)

@@ -26,26 +26,8 @@ extension Doctor {
         } catch {
             return .fail(name, error.message, fix: "put the station's key in that file (one line), readable by root")
         }
-        var registryConfiguration = RegistryConfiguration(
-            location: .http(base: base), authentication: configuration.authentication, apiKey: key,
-            stationID: configuration.stationID,
-            connectTimeout: .seconds(5), requestTimeout: .seconds(10))
-        registryConfiguration.maximumResponseBytes = 16 * 1024 * 1024
-        let client = HTTPRegistry.makeHTTPClient(registryConfiguration)
-        let registry = HTTPRegistry(configuration: registryConfiguration, client: client)
-        let validators =
-            (try? BikeCache(path: configuration.stateDirectory + "/missing-bikes.json").load(
-                regions: configuration.regions))??.validators
-        let outcome: Result<RegistryFetch, RegistryError>
-        do throws(RegistryError) {
-            outcome = .success(try await registry.fetchMissing(validators: validators, regions: configuration.regions))
-        } catch {
-            outcome = .failure(error)
-        }
-        try? await client.shutdown()
-
         let answered: String
-        switch outcome {
+        switch await askRegistry(base: base, key: key) {
         case .success(.notModified):
             answered = "answered 304 (the cached list is current)"
         case .success(.list(let list, _)):
@@ -77,6 +59,28 @@ extension Doctor {
                 fix: "use an https:// registry URL")
         }
         return .ok(name, detail)
+    }
+
+    /// The daemon's own request, once: a conditional `GET /bikes` with the cached list's validators.
+    private func askRegistry(base: String, key: APIKey) async -> Result<RegistryFetch, RegistryError> {
+        var registryConfiguration = RegistryConfiguration(
+            location: .http(base: base), authentication: configuration.authentication, apiKey: key,
+            stationID: configuration.stationID,
+            connectTimeout: .seconds(5), requestTimeout: .seconds(10))
+        registryConfiguration.maximumResponseBytes = 16 * 1024 * 1024
+        let client = HTTPRegistry.makeHTTPClient(registryConfiguration)
+        let registry = HTTPRegistry(configuration: registryConfiguration, client: client)
+        let validators =
+            (try? BikeCache(path: configuration.stateDirectory + "/missing-bikes.json").load(
+                regions: configuration.regions))??.validators
+        let outcome: Result<RegistryFetch, RegistryError>
+        do throws(RegistryError) {
+            outcome = .success(try await registry.fetchMissing(validators: validators, regions: configuration.regions))
+        } catch {
+            outcome = .failure(error)
+        }
+        try? await client.shutdown()
+        return outcome
     }
 
     /// The key the daemon would use: `api-key-file`, else the systemd credential (from the service's environment

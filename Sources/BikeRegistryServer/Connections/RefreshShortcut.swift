@@ -7,7 +7,7 @@ import NIOHTTPTypes
 
 /// A station's refresh that memory answers 304 (`StationRoutes.notModified`), answered on the connection's event
 /// loop as it is read, before Hummingbird's router: most requests a registry serves are these, and handing each to a
-/// task on Swift's thread pool and its answer back costs most of the time it takes (BENCHMARKS.md, "bike-registry").
+/// task on Swift's thread pool and its answer back costs most of the time it takes (docs/performance-history.md, "bike-registry").
 /// Everything else, and any refresh memory cannot answer, goes on to the router unchanged.
 ///
 /// Answers stay in the order requests came: a request is answered here only when the router owes no answer on the

@@ -20,73 +20,89 @@ struct MailRoutes: Sendable {
     let renderer = PageRenderer()
 
     func add<Context: RemoteAddressRequestContext>(to router: Router<Context>) {
-        router.get("confirm/:code") { _, context in
-            if let limited = limited(context) { return limited }
-            guard Self.isLinkKey(context.parameters.get("code")) else { return notOurs }
-            return renderer.page(
-                "mailLink",
-                MailLinkView(
-                    heading: "Confirm this address",
-                    text:
-                        "Press the button to get the messages about this bike at this address. If you did not ask for "
-                        + "them, close this page: nothing more will be sent.",
-                    action: "/confirm/" + (context.parameters.get("code") ?? ""), button: "Confirm"),
-                isPrivate: true)
-        }
-        router.post("confirm/:code") { _, context in
-            if let limited = limited(context) { return limited }
-            let code = context.parameters.get("code") ?? ""
-            guard Self.isLinkKey(code), try await database.confirmEmail(code: code, now: now()) else {
-                return renderer.message(
-                    "This link confirms nothing",
-                    "It has expired (a link works for a day), been used already, or been replaced by a newer one. "
-                        + "Save the address again on the bike's page for a new link.",
-                    status: .notFound)
-            }
+        router.get("confirm/:code") { _, context in try await confirmPage(context) }
+        router.post("confirm/:code") { _, context in try await confirm(context) }
+        router.get("seen/:key") { _, context in try await seenPage(context) }
+        router.get("unsubscribe/:key") { _, context in try await unsubscribePage(context) }
+        router.post("unsubscribe/:key") { _, context in try await unsubscribe(context) }
+    }
+
+    /// The confirmation link, opened: a page with one button, so that a mail scanner's fetch confirms nothing.
+    private func confirmPage(_ context: some RemoteAddressRequestContext) async throws -> Response {
+        buttonPage(
+            context, key: "code", path: "/confirm/", heading: "Confirm this address",
+            text: "Press the button to get the messages about this bike at this address. If you did not ask for "
+                + "them, close this page: nothing more will be sent.",
+            button: "Confirm")
+    }
+
+    /// A link's page: one button that POSTs back to the link, shown only for a key of the registry's shape.
+    private func buttonPage(
+        _ context: some RemoteAddressRequestContext, key: String, path: String, heading: String, text: String,
+        button: String
+    ) -> Response {
+        if let limited = limited(context) { return limited }
+        let value = context.parameters.get(key) ?? ""
+        guard Self.isLinkKey(value) else { return notOurs }
+        return renderer.page(
+            "mailLink", MailLinkView(heading: heading, text: text, action: path + value, button: button),
+            isPrivate: true)
+    }
+
+    /// The button: the address is confirmed, if the code is still good.
+    private func confirm(_ context: some RemoteAddressRequestContext) async throws -> Response {
+        if let limited = limited(context) { return limited }
+        let code = context.parameters.get("code") ?? ""
+        guard Self.isLinkKey(code), try await database.confirmEmail(code: code, now: now()) else {
             return renderer.message(
-                "Address confirmed", "Messages about the bike now come to this address too.", status: .ok)
+                "This link confirms nothing",
+                "It has expired (a link works for a day), been used already, or been replaced by a newer one. "
+                    + "Save the address again on the bike's page for a new link.",
+                status: .notFound)
         }
-        router.get("seen/:key") { _, context in
-            if let limited = limited(context) { return limited }
-            let key = context.parameters.get("key") ?? ""
-            guard Self.isLinkKey(key), let bike = try await database.bike(unsubscribeKey: key) else {
-                return renderer.message(
-                    "This link shows nothing", "This address gets no messages about the bike any more.",
-                    status: .notFound)
-            }
-            let sightings = try await database.sightings(bikeId: bike.id, limit: OwnerPages.sightingsShown + 1)
-            return renderer.page(
-                "seen",
-                SeenView(
-                    heading: "Where the \(bike.colour) \(bike.make) \(bike.model) was heard",
-                    sightings: BikeView.rows(sightings, limit: OwnerPages.sightingsShown),
-                    hasSightings: !sightings.isEmpty, more: sightings.count > OwnerPages.sightingsShown,
-                    shown: OwnerPages.sightingsShown, unsubscribe: "/unsubscribe/" + key),
-                isPrivate: true)
-        }
-        router.get("unsubscribe/:key") { _, context in
-            if let limited = limited(context) { return limited }
-            guard Self.isLinkKey(context.parameters.get("key")) else { return notOurs }
-            return renderer.page(
-                "mailLink",
-                MailLinkView(
-                    heading: "Stop these messages",
-                    text: "Press the button and this address gets no more messages about the bike.",
-                    action: "/unsubscribe/" + (context.parameters.get("key") ?? ""), button: "Unsubscribe"),
-                isPrivate: true)
-        }
-        router.post("unsubscribe/:key") { _, context in
-            if let limited = limited(context) { return limited }
-            // The one-click POST's body (List-Unsubscribe=One-Click) says nothing the path does not.
-            let key = context.parameters.get("key") ?? ""
-            guard Self.isLinkKey(key), try await database.unsubscribeEmail(key: key, now: now()) else {
-                return renderer.message(
-                    "Nothing to unsubscribe", "This address gets no messages through this link any more.",
-                    status: .notFound)
-            }
+        return renderer.message(
+            "Address confirmed", "Messages about the bike now come to this address too.", status: .ok)
+    }
+
+    /// Every message's link to the bike's sightings, read-only.
+    private func seenPage(_ context: some RemoteAddressRequestContext) async throws -> Response {
+        if let limited = limited(context) { return limited }
+        let key = context.parameters.get("key") ?? ""
+        guard Self.isLinkKey(key), let bike = try await database.bike(unsubscribeKey: key) else {
             return renderer.message(
-                "Unsubscribed", "This address gets no more messages about the bike.", status: .ok)
+                "This link shows nothing", "This address gets no messages about the bike any more.",
+                status: .notFound)
         }
+        let sightings = try await database.sightings(bikeId: bike.id, limit: OwnerPages.sightingsShown + 1)
+        return renderer.page(
+            "seen",
+            SeenView(
+                heading: "Where the \(bike.colour) \(bike.make) \(bike.model) was heard",
+                sightings: BikeView.rows(sightings, limit: OwnerPages.sightingsShown),
+                hasSightings: !sightings.isEmpty, more: sightings.count > OwnerPages.sightingsShown,
+                shown: OwnerPages.sightingsShown, unsubscribe: "/unsubscribe/" + key),
+            isPrivate: true)
+    }
+
+    /// The unsubscribe link, opened: a page with one button.
+    private func unsubscribePage(_ context: some RemoteAddressRequestContext) async throws -> Response {
+        buttonPage(
+            context, key: "key", path: "/unsubscribe/", heading: "Stop these messages",
+            text: "Press the button and this address gets no more messages about the bike.", button: "Unsubscribe")
+    }
+
+    /// The button, or RFC 8058's one-click POST: the address is removed from the bike.
+    private func unsubscribe(_ context: some RemoteAddressRequestContext) async throws -> Response {
+        if let limited = limited(context) { return limited }
+        // The one-click POST's body (List-Unsubscribe=One-Click) says nothing the path does not.
+        let key = context.parameters.get("key") ?? ""
+        guard Self.isLinkKey(key), try await database.unsubscribeEmail(key: key, now: now()) else {
+            return renderer.message(
+                "Nothing to unsubscribe", "This address gets no messages through this link any more.",
+                status: .notFound)
+        }
+        return renderer.message(
+            "Unsubscribed", "This address gets no more messages about the bike.", status: .ok)
     }
 
     /// A code or key as the registry makes them (`Secrets.newToken`): 43 base64url characters.

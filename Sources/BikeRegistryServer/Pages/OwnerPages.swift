@@ -211,64 +211,13 @@ struct OwnerPages: Sendable {
         }
         switch context.parameters.get("action") {
         case "missing":
-            guard let missing = form["missing"].flatMap(Bool.init) else { return badForm }
-            var change = BikeChange(missing: missing)
-            if missing {
-                let given = ReportFields.texts.compactMap { name in
-                    Self.given(form[Self.formName(name)] ?? "").map { (name, $0) }
-                }
-                do {
-                    change.report = try ReportFields.checked(Dictionary(uniqueKeysWithValues: given), lastSeenAt: nil)
-                } catch let error as FieldError {
-                    return try await show(
-                        bike, token: token, status: .badRequest, error: "Not reported: \(error.reason).")
-                }
-            } else {
-                guard let outcome = MissingReport.Outcome(rawValue: form["outcome"] ?? "recovered"), outcome != .lapsed
-                else { return badForm }
-                change.outcome = outcome
-            }
-            return try await apply(change, to: bike, token: token, path: path)
+            return try await reportMissing(form, bike: bike, token: token, path: path)
         case "renew":
             return try await apply(BikeChange(renew: true), to: bike, token: token, path: path)
         case "notify":
-            var change = BikeChange()
-            for (name, field) in [("ntfy", \BikeChange.ntfyURL), ("webhook", \BikeChange.webhookURL)] {
-                let url = (form[name] ?? "").trimmingCharacters(in: .whitespaces)
-                if url.isEmpty {
-                    change[keyPath: field] = .some(nil)
-                    continue
-                }
-                guard url.utf8.count <= 2048 else {
-                    return try await show(
-                        bike, token: token, status: .badRequest, error: "The \(name) URL is too long.")
-                }
-                if let refusal = await targets.refusal(for: url) {
-                    return try await show(
-                        bike, token: token, status: .badRequest, error: "The \(name) URL was not saved: \(refusal).")
-                }
-                change[keyPath: field] = .some(url)
-            }
-            guard case .updated = try await database.update(id: bike.id, ownerToken: token, change) else { return gone }
-            return Self.seeOther(path)
+            return try await saveTargets(form, bike: bike, token: token, path: path)
         case "email":
-            let typed = (form["email"] ?? "").trimmingCharacters(in: .whitespaces)
-            let address = MailAddress(typed)
-            guard typed.isEmpty || address != nil else {
-                return try await show(
-                    bike, token: token, status: .badRequest,
-                    error:
-                        "The address was not saved: it is not one this registry can send to (local@domain.example, in ASCII)."
-                )
-            }
-            do {
-                try await emails.change(bikeId: bike.id, ownerToken: token, to: address, now: now())
-            } catch let refusal as HTTPError {
-                return try await show(
-                    bike, token: token, status: refusal.status,
-                    error: "The address was not saved: \(refusal.body ?? "refused").")
-            }
-            return Self.seeOther(path)
+            return try await saveEmail(form, bike: bike, token: token, path: path)
         case "test":
             return try await sendTest(bike, token: token)
         case "rotate":
@@ -292,6 +241,72 @@ struct OwnerPages: Sendable {
         default:
             return renderer.message("Not found", "No such page.", status: .notFound)
         }
+    }
+
+    /// The report form: missing, with what the owner gave, or found, with how.
+    private func reportMissing(_ form: FormBody, bike: Bike, token: String, path: String) async throws -> Response {
+        guard let missing = form["missing"].flatMap(Bool.init) else { return badForm }
+        var change = BikeChange(missing: missing)
+        if missing {
+            let given = ReportFields.texts.compactMap { name in
+                Self.given(form[Self.formName(name)] ?? "").map { (name, $0) }
+            }
+            do {
+                change.report = try ReportFields.checked(Dictionary(uniqueKeysWithValues: given), lastSeenAt: nil)
+            } catch let error as FieldError {
+                return try await show(
+                    bike, token: token, status: .badRequest, error: "Not reported: \(error.reason).")
+            }
+        } else {
+            guard let outcome = MissingReport.Outcome(rawValue: form["outcome"] ?? "recovered"), outcome != .lapsed
+            else { return badForm }
+            change.outcome = outcome
+        }
+        return try await apply(change, to: bike, token: token, path: path)
+    }
+
+    /// Where messages go: an ntfy topic and a webhook, each refused as the API refuses it.
+    private func saveTargets(_ form: FormBody, bike: Bike, token: String, path: String) async throws -> Response {
+        var change = BikeChange()
+        for (name, field) in [("ntfy", \BikeChange.ntfyURL), ("webhook", \BikeChange.webhookURL)] {
+            let url = (form[name] ?? "").trimmingCharacters(in: .whitespaces)
+            if url.isEmpty {
+                change[keyPath: field] = .some(nil)
+                continue
+            }
+            guard url.utf8.count <= 2048 else {
+                return try await show(
+                    bike, token: token, status: .badRequest, error: "The \(name) URL is too long.")
+            }
+            if let refusal = await targets.refusal(for: url) {
+                return try await show(
+                    bike, token: token, status: .badRequest, error: "The \(name) URL was not saved: \(refusal).")
+            }
+            change[keyPath: field] = .some(url)
+        }
+        guard case .updated = try await database.update(id: bike.id, ownerToken: token, change) else { return gone }
+        return Self.seeOther(path)
+    }
+
+    /// The address, whose change sends a confirmation (`EmailChanges`).
+    private func saveEmail(_ form: FormBody, bike: Bike, token: String, path: String) async throws -> Response {
+        let typed = (form["email"] ?? "").trimmingCharacters(in: .whitespaces)
+        let address = MailAddress(typed)
+        guard typed.isEmpty || address != nil else {
+            return try await show(
+                bike, token: token, status: .badRequest,
+                error:
+                    "The address was not saved: it is not one this registry can send to (local@domain.example, in ASCII)."
+            )
+        }
+        do {
+            try await emails.change(bikeId: bike.id, ownerToken: token, to: address, now: now())
+        } catch let refusal as HTTPError {
+            return try await show(
+                bike, token: token, status: refusal.status,
+                error: "The address was not saved: \(refusal.body ?? "refused").")
+        }
+        return Self.seeOther(path)
     }
 
     /// Sends the owner's targets a test message now, through the worker's own sender, and shows what was sent.

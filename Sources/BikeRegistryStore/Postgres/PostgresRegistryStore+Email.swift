@@ -29,44 +29,61 @@ extension PostgresRegistryStore {
             if current.email?.address == record.address && current.email?.state == .confirmed {
                 return .unchanged(current)
             }
-            let at = Self.seconds(now)
-            // The recipient's count is read under a lock of its own, so two servers cannot both send its last one.
-            try await connection.query(
-                "SELECT pg_advisory_xact_lock(hashtext(\(record.addressHash)))", logger: logger)
-            try await connection.query(
-                "DELETE FROM emailConfirmation WHERE sentAt <= \(at - EmailSQL.day)", logger: logger)
-            let counts = try await connection.query(
-                """
-                SELECT (SELECT count(*) FROM emailConfirmation WHERE bikeId = \(id)),
-                       (SELECT count(*) FROM emailConfirmation WHERE addressHash = \(record.addressHash))
-                """, logger: logger
-            ).collect()
-            let (forBike, forAddress) = try counts.first?.decode((Int, Int).self) ?? (0, 0)
+            let (forBike, forAddress) = try await Self.confirmationsSent(
+                bikeId: id, addressHash: record.addressHash, now: now, connection: connection, logger: logger)
             guard forBike < limits.perBikePerDay else { return .bikeLimited }
             guard forAddress < limits.perAddressPerDay else { return .addressLimited }
             try await Self.abandonEmail(
                 bikeId: id, reason: "the address was changed", now: now, connection: connection, logger: logger)
-            let notice = record.notice(bikeId: id, limits: limits, now: now)
-            try await connection.query(
-                """
-                UPDATE bike SET email = \(record.address), emailState = 'unconfirmed', emailFailure = NULL,
-                    emailUnsubscribeKey = \(record.unsubscribeKey), emailCodeHash = \(Secrets.hash(record.code)),
-                    emailCodeExpiresAt = \(Self.seconds(notice.expiresAt))
-                WHERE id = \(id)
-                """, logger: logger)
-            try await connection.query(
-                """
-                INSERT INTO emailConfirmation (bikeId, addressHash, sentAt) VALUES (\(id), \(record.addressHash), \(at))
-                """, logger: logger)
-            try await connection.query(
-                """
-                INSERT INTO notification (id, bikeId, visitId, type, channel, target, payload, createdAt, nextAttemptAt)
-                VALUES (\(record.messageId), \(id), \(record.messageId), \(EmailConfirmationNotice.type), 'email',
-                        \(record.address), \(notice.json()), \(at), \(at))
-                ON CONFLICT DO NOTHING
-                """, logger: logger)
+            try await Self.oweConfirmation(
+                record, bikeId: id, limits: limits, now: now, connection: connection, logger: logger)
             return try await bike().map(EmailChange.confirmationOwed) ?? .notOwner
         }
+    }
+
+    /// The confirmations sent in the last day to the bike and to the address, across all bikes. The recipient's
+    /// count is read under a lock of its own, so two servers cannot both send its last one.
+    private static func confirmationsSent(
+        bikeId id: String, addressHash: String, now: Date, connection: PostgresConnection, logger: Logger
+    ) async throws -> (bike: Int, address: Int) {
+        let at = seconds(now)
+        try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(addressHash)))", logger: logger)
+        try await connection.query(
+            "DELETE FROM emailConfirmation WHERE sentAt <= \(at - EmailSQL.day)", logger: logger)
+        let counts = try await connection.query(
+            """
+            SELECT (SELECT count(*) FROM emailConfirmation WHERE bikeId = \(id)),
+                   (SELECT count(*) FROM emailConfirmation WHERE addressHash = \(addressHash))
+            """, logger: logger
+        ).collect()
+        return try counts.first?.decode((Int, Int).self) ?? (0, 0)
+    }
+
+    /// The new address, unconfirmed, its confirmation counted and its message owed.
+    private static func oweConfirmation(
+        _ record: EmailChangeRecord, bikeId id: String, limits: EmailLimits, now: Date, connection: PostgresConnection,
+        logger: Logger
+    ) async throws {
+        let at = seconds(now)
+        let notice = record.notice(bikeId: id, limits: limits, now: now)
+        try await connection.query(
+            """
+            UPDATE bike SET email = \(record.address), emailState = 'unconfirmed', emailFailure = NULL,
+                emailUnsubscribeKey = \(record.unsubscribeKey), emailCodeHash = \(Secrets.hash(record.code)),
+                emailCodeExpiresAt = \(seconds(notice.expiresAt))
+            WHERE id = \(id)
+            """, logger: logger)
+        try await connection.query(
+            """
+            INSERT INTO emailConfirmation (bikeId, addressHash, sentAt) VALUES (\(id), \(record.addressHash), \(at))
+            """, logger: logger)
+        try await connection.query(
+            """
+            INSERT INTO notification (id, bikeId, visitId, type, channel, target, payload, createdAt, nextAttemptAt)
+            VALUES (\(record.messageId), \(id), \(record.messageId), \(EmailConfirmationNotice.type), 'email',
+                    \(record.address), \(notice.json()), \(at), \(at))
+            ON CONFLICT DO NOTHING
+            """, logger: logger)
     }
 
     public func confirmEmail(code: String, now: Date) async throws -> Bool {

@@ -1,6 +1,6 @@
 import BeaconEngine
 public import BeaconOutbox
-import DaemonSupport
+public import DaemonSupport
 public import Logging
 import Synchronization
 
@@ -14,8 +14,8 @@ import Synchronization
 public final class SightingPoster<C: Clock>: Sendable where C.Duration == Duration {
     private let outbox: Outbox
     private let destination: any SightingSink
-    /// The outbox line this poster delivers from: the outbox keeps each sink's line of sightings apart.
-    private let sink: String
+    /// The sink it delivers to, and so its line of the outbox (the outbox keeps each sink's line apart).
+    public let sink: SinkID
     private let clock: C
     private let logger: Logger
     private let wallClock: @Sendable () -> Int64
@@ -26,6 +26,8 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
         var policy: PosterPolicy
         /// The oldest sighting waits for the system clock to be synchronised.
         var waitingForClock = false
+        /// How often the oldest sighting was found still waiting for the clock.
+        var clockChecks = 0
         /// `stop()` was called: no new post starts.
         var stopping = false
         /// How many resumes have come: a hold's wait ends on one that came after its post began, even while the post
@@ -47,7 +49,7 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
         clockWait: Duration = .seconds(600)
     ) {
         self.destination = destination
-        self.sink = destination.sinkName
+        self.sink = destination.id
         self.systemClocks = systemClocks
         self.clockWait = clockWait
         self.outbox = outbox
@@ -70,7 +72,7 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
 
     private var stopping: Bool { state.withLock { $0.stopping } }
 
-    /// The registry's configuration changed (SIGHUP): held sightings are tried again at once.
+    /// The sink's configuration changed (SIGHUP), or the sink is back: held sightings are tried again at once.
     public func resume() {
         state.withLock {
             $0.resumes += 1
@@ -82,6 +84,7 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
         state.withLock {
             var statistics = $0.policy.statistics
             statistics.waitingForClock = $0.waitingForClock
+            statistics.clockChecks = $0.clockChecks
             return statistics
         }
     }
@@ -91,39 +94,27 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
         while !Task.isCancelled, !stopping {
             let entry: OutboxEntry?
             do {
-                entry = try outbox.oldest(for: sink)
+                entry = try outbox.oldest(for: sink.name)
             } catch {
                 logger.error("outbox unreadable; retrying", metadata: ["error": "\(error)"])
                 try? await clock.sleep(for: .seconds(5))
                 continue
             }
-            guard var entry else {
+            guard let entry else {
                 // Nothing to send: wait for a nudge, or look again now and then in case one was missed.
                 state.withLock { $0.waitingForClock = false }
                 await doorbell.wait(timeout: idlePoll, clock: clock)
                 continue
             }
-            if let pending = entry.pendingTime {
-                guard let body = await settle(entry, pending) else { continue }
-                entry.body = body
-            }
             let resumesBefore = state.withLock { $0.resumes }
-            let outcome = await destination.post(body: entry.body, sightingID: entry.sightingID)
+            guard let outcome = await attempt(entry) else { continue }
             let (step, next) = state.withLock { state in
                 // The generator is stateless; one per draw keeps an async function's local out of the lock's
                 // closure, an inout capture ThreadSanitizer's runtime cannot follow (it crashed).
                 var random = SystemRandomNumberGenerator()
                 return state.policy.step(for: outcome, using: &random)
             }
-            do {
-                switch step.record {
-                case .delivered: try outbox.markDelivered(entry, sink: sink, now: wallClock())
-                case .attempt(let reason): try outbox.markAttempt(entry, sink: sink, error: reason)
-                case .dead(let status, let reason):
-                    try outbox.markDead(entry, sink: sink, status: status, reason: reason, now: wallClock())
-                }
-            } catch {
-                logger.error("outbox write failed; retrying", metadata: ["error": "\(error)"])
+            guard record(step.record, entry) else {
                 try? await clock.sleep(for: .seconds(5))
                 continue
             }
@@ -136,44 +127,78 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
         }
     }
 
-    private func log(_ outcome: PostOutcome, _ step: PosterPolicy.Step, _ entry: OutboxEntry) {
+    /// One attempt at the oldest sighting: the sink's answer, a refusal of a row that is not a sighting, or nil
+    /// when its times must wait for the clock (the caller looks at the queue again).
+    private func attempt(_ entry: OutboxEntry) async -> DeliveryOutcome? {
+        guard var sighting = OutgoingSighting(stored: entry.body) else {
+            return .refused(reason: "the queued row is not a sighting beacond can read", code: nil)
+        }
+        if let pending = entry.pendingTime {
+            guard let settled = await settle(sighting, entry, pending) else { return nil }
+            sighting = settled
+        }
+        return await destination.deliver(sighting)
+    }
+
+    /// Writes the step's record down; false when the outbox could not be written (the attempt is made again, after
+    /// a pause, and counts nothing).
+    private func record(_ record: PosterPolicy.Record, _ entry: OutboxEntry) -> Bool {
+        do {
+            switch record {
+            case .delivered: try outbox.markDelivered(entry, sink: sink.name, now: wallClock())
+            case .attempt(let reason): try outbox.markAttempt(entry, sink: sink.name, error: reason)
+            case .dead(let code, let reason):
+                try outbox.markDead(entry, sink: sink.name, status: code, reason: reason, now: wallClock())
+            }
+            return true
+        } catch {
+            logger.error("outbox write failed; retrying", metadata: ["error": "\(error)"])
+            return false
+        }
+    }
+
+    private func log(_ outcome: DeliveryOutcome, _ step: PosterPolicy.Step, _ entry: OutboxEntry) {
         switch outcome {
         case .delivered:
             logger.debug(
                 "sighting delivered",
-                metadata: ["sighting.id": "\(entry.sightingID)", "sighting.kind": "\(entry.kind)"])
-        case .retry(let reason, _):
+                metadata: ["sink": "\(sink)", "sighting.id": "\(entry.sightingID)", "sighting.kind": "\(entry.kind)"])
+        case .retry(_, let reason):
             logger.warning(
                 "sighting not delivered; will retry",
-                metadata: ["sighting.id": "\(entry.sightingID)", "error": "\(reason)", "retry.in": "\(step.wait)"])
-        case .held(let status, let reason) where sink == Outbox.registry:
+                metadata: [
+                    "sink": "\(sink)", "sighting.id": "\(entry.sightingID)", "error": "\(reason)",
+                    "retry.in": "\(step.wait)",
+                ])
+        case .held(let reason) where sink == .registry:
             logger.error(
                 "sightings held: the registry cannot take any until the station's configuration changes",
-                metadata: ["registry.status": "\(status)", "error": "\(reason)", "retry.in": "\(step.wait)"])
-        case .held(_, let reason):
+                metadata: ["error": "\(reason)", "retry.in": "\(step.wait)"])
+        case .held(let reason):
             // Its own client says why, once (a wrong password, the broker away): this is every attempt.
             logger.debug(
                 "sightings held: the \(sink) sink cannot take any until it is back",
                 metadata: ["sink": "\(sink)", "error": "\(reason)", "retry.in": "\(step.wait)"])
-        case .rejected(let status, _):
+        case .refused(let reason, _):
             logger.error(
                 "\(sink) refused a sighting; moved to dead letters",
-                metadata: ["sighting.id": "\(entry.sightingID)", "registry.status": "\(status)"])
+                metadata: ["sink": "\(sink)", "sighting.id": "\(entry.sightingID)", "error": "\(reason)"])
         }
     }
 
     /// The times of a sighting queued before the clock was synchronised: settled and stored when they can be, nil
     /// after waiting a little (the caller looks at the queue again).
-    private func settle(_ entry: OutboxEntry, _ pending: PendingTime) async -> String? {
+    private func settle(
+        _ sighting: OutgoingSighting, _ entry: OutboxEntry, _ pending: PendingTime
+    ) async -> OutgoingSighting? {
         guard let reading = systemClocks?() else {
             // No clock to settle with: the provisional times are the best there are.
-            return SightingPayload.settled(entry.body, pending, offset: pending.offset, synchronized: false)
-                ?? entry.body
+            return sighting.settled(pending, offset: pending.offset, synchronized: false)
         }
         switch SightingClock.decide(pending, reading: reading, limit: clockWait) {
         case .wait(let left):
             let first = state.withLock { state in
-                defer { state.waitingForClock = true }
+                defer { (state.waitingForClock, state.clockChecks) = (true, state.clockChecks + 1) }
                 return !state.waitingForClock
             }
             if first {
@@ -185,15 +210,9 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
             return nil
         case .settle(let offset, let synchronized):
             state.withLock { $0.waitingForClock = false }
-            guard let body = SightingPayload.settled(entry.body, pending, offset: offset, synchronized: synchronized)
-            else {
-                logger.error(
-                    "a queued sighting's body is not a sighting; sent as it is",
-                    metadata: ["sighting.id": "\(entry.sightingID)"])
-                return entry.body
-            }
+            let settled = sighting.settled(pending, offset: offset, synchronized: synchronized)
             do {
-                try outbox.settleTime(entry, body: body)
+                try outbox.settleTime(entry, body: settled.json)
             } catch {
                 logger.error("outbox write failed; retrying", metadata: ["error": "\(error)"])
                 try? await clock.sleep(for: .seconds(5))
@@ -204,7 +223,7 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
                     "a sighting goes with times from an unsynchronised clock (clockSynchronized: false)",
                     metadata: ["sighting.id": "\(entry.sightingID)"])
             }
-            return body
+            return settled
         }
     }
 
@@ -228,12 +247,18 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
 }
 
 public struct PosterStatistics: Hashable, Sendable {
-    public var delivered: Int
-    public var retries: Int
-    public var rejected: Int
+    public var delivered = 0
+    public var retries = 0
+    public var rejected = 0
     public var lastError: String?
-    /// Why every sighting is held (the registry refuses the key, moved, or is not at the URL), while it is.
+    /// Why every sighting is held (the registry refuses the key, moved, or is not at the URL; the broker is away),
+    /// while it is.
     public var held: String?
     /// The oldest sighting waits for the system clock to be synchronised.
     public var waitingForClock = false
+    /// How often it was found still waiting (about once a second while it does): a sign the poster looked again
+    /// and held it back again.
+    public var clockChecks = 0
+
+    public init() {}
 }

@@ -1,22 +1,22 @@
-import BeaconEngine
-import BeaconWire
+public import BeaconControl
+public import BeaconEngine
+public import BeaconWire
 import Prometheus
 import Synchronization
 
 /// What one scrape reads: the daemon's status, and what `status` shows only in part (the engine's sightings by kind
 /// since the start, every drop reason).
-struct MetricsSample: Sendable {
-    var report: StatusReport
-    var sightings: EngineCounters
-    var drops: DropCounts
-    var startedAtSeconds: Double
-}
+public struct MetricsSample: Sendable {
+    public var report: StatusReport
+    public var sightings: EngineCounters
+    public var drops: DropCounts
+    public var startedAtSeconds: Double
 
-extension StatusCollector {
-    func metricsSample() -> MetricsSample {
-        MetricsSample(
-            report: report(), sightings: engine.current.counters, drops: capture.current.decode.drops,
-            startedAtSeconds: Double(startedAt) / 1000)
+    public init(report: StatusReport, sightings: EngineCounters, drops: DropCounts, startedAtSeconds: Double) {
+        self.report = report
+        self.sightings = sightings
+        self.drops = drops
+        self.startedAtSeconds = startedAtSeconds
     }
 }
 
@@ -44,7 +44,7 @@ public final class DaemonMetrics: Sendable {
     }
 
     /// The text a scrape gets.
-    func exposition(_ sample: MetricsSample) -> [UInt8] {
+    public func exposition(_ sample: MetricsSample) -> [UInt8] {
         scrape.withLock { _ in
             set(sample)
             return registry.emitToBuffer()
@@ -52,6 +52,13 @@ public final class DaemonMetrics: Sendable {
     }
 
     private func set(_ sample: MetricsSample) {
+        setHealth(sample)
+        setCapture(sample)
+        setSightings(sample)
+        setOutbox(sample.report)
+    }
+
+    private func setHealth(_ sample: MetricsSample) {
         let report = sample.report
         gauge("beacond_start_time_seconds", "When the daemon started, in seconds since the Unix epoch.").set(
             to:
@@ -65,8 +72,10 @@ public final class DaemonMetrics: Sendable {
         gauge("beacond_clock_synchronized", "1 when the system clock is synchronised, else 0.").set(
             to:
                 report.clockSynchronized == false ? 0 : 1)
+    }
 
-        // Capture.
+    private func setCapture(_ sample: MetricsSample) {
+        let report = sample.report
         gauge("beacond_capture_running", "1 while capture runs, else 0.").set(
             to: report.capture.state == "running" ? 1 : 0)
         counter("beacond_adverts_received_total", "Advertising reports captured, of any kind.", report.capture.adverts)
@@ -87,8 +96,11 @@ public final class DaemonMetrics: Sendable {
         optionalGauge(
             "beacond_station_beacon_silence_seconds", "Seconds since the station's own beacon was last heard.",
             report.capture.stationBeacon?.silentSeconds)
+    }
 
-        // Engine and missing set.
+    /// The engine and its missing set.
+    private func setSightings(_ sample: MetricsSample) {
+        let report = sample.report
         let sightings = "Sightings made, by kind (enter, update, exit)."
         counter("beacond_sightings_total", sightings, UInt64(sample.sightings.enters), [("kind", "enter")])
         counter("beacond_sightings_total", sightings, UInt64(sample.sightings.updates), [("kind", "update")])
@@ -100,9 +112,23 @@ public final class DaemonMetrics: Sendable {
         optionalGauge(
             "beacond_missing_set_age_seconds", "Age of the missing set, since the registry last sent it.",
             report.missingSet.ageSeconds)
+    }
 
-        // Outbox and sinks.
+    /// The outbox, and each sink alike (the registry's own counters stay, for the dashboards made before sinks).
+    private func setOutbox(_ report: StatusReport) {
         for sink in report.outbox.sinks ?? [] {
+            counter(
+                "beacond_sink_sightings_delivered_total", "Sightings a sink has taken since the start.",
+                UInt64(sink.delivered ?? 0), [("sink", sink.name)])
+            counter(
+                "beacond_sink_delivery_retries_total", "Attempts to deliver to a sink that failed and are tried again.",
+                UInt64(sink.retries ?? 0), [("sink", sink.name)])
+            gauge(
+                "beacond_sink_held", "1 while a sink takes no sighting at all (beacond status says why).",
+                [
+                    ("sink", sink.name)
+                ]
+            ).set(to: sink.held == nil ? 0 : 1)
             gauge("beacond_outbox_sightings", "Sightings a sink is still owed.", [("sink", sink.name)]).set(
                 to:
                     Double(sink.depth))

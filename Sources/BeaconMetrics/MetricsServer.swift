@@ -2,19 +2,19 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import ServiceLifecycle
+public import ServiceLifecycle
 import Synchronization
 
 /// `/metrics` over HTTP for Prometheus, when `metrics-listen` is set: one listening socket on NIO's shared event
 /// loops (the registry client's own), idle until scraped. GET or HEAD `/metrics` only; anything else is a 404 or
 /// 405 with a line saying what is there. The page is made on the event loop: it reads the outbox's counts (a few
 /// SQLite reads, well under a millisecond), which is less than handing it to another thread would cost.
-final class MetricsServer: Service, CustomStringConvertible {
-    let description = "metrics"
+public final class MetricsServer: Service, CustomStringConvertible {
+    public let description = "metrics"
     private let channel: any Channel
     private let gate: PageGate
     /// Where it listens (the port the system chose, when the configuration said 0).
-    let boundPort: Int
+    public let boundPort: Int
 
     private init(channel: any Channel, gate: PageGate) {
         self.channel = channel
@@ -23,7 +23,7 @@ final class MetricsServer: Service, CustomStringConvertible {
     }
 
     /// Listens now, so that an address in use or refused is a start-up error, not a service that fails later.
-    static func listen(
+    public static func listen(
         on address: MetricsAddress, page: @escaping @Sendable () -> [UInt8]
     ) async throws -> MetricsServer {
         let gate = PageGate(page)
@@ -43,7 +43,7 @@ final class MetricsServer: Service, CustomStringConvertible {
         return MetricsServer(channel: channel, gate: gate)
     }
 
-    func run() async throws {
+    public func run() async throws {
         try? await gracefulShutdown()
         // Closing the listener leaves a scraper's kept-alive connection open; the page reads the outbox, which the
         // daemon closes once the services have stopped. Past the gate no page is made (ThreadSanitizer caught a

@@ -1,5 +1,7 @@
-/// The poster's decisions, pure, as `RecoveryLadder` is the watchdog's: given the registry's answer to the oldest
-/// sighting's post, what to write down in the outbox, how long to wait before the next post and what may cut that
+import DaemonSupport
+
+/// The poster's decisions, pure, as `RecoveryLadder` is the watchdog's: given the sink's answer to the oldest
+/// sighting's delivery, what to write down in the outbox, how long to wait before the next post and what may cut that
 /// wait short; and what a resume (the configuration changed) does to a hold. No clock and no I/O: `SightingPoster`
 /// carries the steps out, and `PosterPolicyTests` drives this alone, in no time.
 struct PosterPolicy: Sendable {
@@ -8,7 +10,7 @@ struct PosterPolicy: Sendable {
         case delivered
         /// Kept, with the reason it was not delivered this time.
         case attempt(String)
-        case dead(status: Int, reason: String)
+        case dead(code: Int?, reason: String)
     }
 
     /// What ends the wait after a post early, besides its end.
@@ -28,17 +30,17 @@ struct PosterPolicy: Sendable {
     }
 
     private var backoff: Backoff
-    /// For a registry that holds everything up (a refused key, a redirect): slow, since only a change of
-    /// configuration helps, and a resume cuts it short.
+    /// For a sink that holds everything up (a refused key, a redirect, a broker away): slow, since only a change of
+    /// configuration or the sink's return helps, and a resume cuts it short.
     private var heldBackoff = Backoff(base: .seconds(60), cap: .seconds(1_800))
-    private(set) var statistics = PosterStatistics(delivered: 0, retries: 0, rejected: 0)
+    private(set) var statistics = PosterStatistics()
 
     init(backoff: Backoff) { self.backoff = backoff }
 
-    /// The registry answered `outcome` to the oldest sighting's post: the step, and the policy after it. The caller
+    /// The sink answered `outcome` to the oldest sighting: the step, and the policy after it. The caller
     /// writes the step's record down and only then takes the policy after it, so a write that fails counts nothing
     /// (the post is made again).
-    func step(for outcome: PostOutcome, using random: inout some RandomNumberGenerator) -> (Step, PosterPolicy) {
+    func step(for outcome: DeliveryOutcome, using random: inout some RandomNumberGenerator) -> (Step, PosterPolicy) {
         var next = self
         switch outcome {
         case .delivered:
@@ -48,22 +50,22 @@ struct PosterPolicy: Sendable {
             next.statistics.lastError = nil
             next.statistics.held = nil
             return (Step(record: .delivered, wait: .zero, wake: .stop), next)
-        case .retry(let reason, let retryAfter):
+        case .retry(let retryAfter, let reason):
             next.statistics.retries += 1
             next.statistics.lastError = reason
-            // Never sooner than the registry asked.
+            // Never sooner than the sink asked.
             let wait = max(next.backoff.next(using: &random), retryAfter ?? .zero)
             return (Step(record: .attempt(reason), wait: wait, wake: .stop), next)
-        case .held(_, let reason):
+        case .held(let reason):
             next.statistics.retries += 1
             next.statistics.lastError = reason
             next.statistics.held = reason
             let wait = next.heldBackoff.next(using: &random)
             return (Step(record: .attempt(reason), wait: wait, wake: .resumeOrStop), next)
-        case .rejected(let status, let reason):
+        case .refused(let reason, let code):
             next.statistics.rejected += 1
             next.statistics.lastError = reason
-            return (Step(record: .dead(status: status, reason: reason), wait: .zero, wake: .stop), next)
+            return (Step(record: .dead(code: code, reason: reason), wait: .zero, wake: .stop), next)
         }
     }
 }

@@ -1,3 +1,5 @@
+import BeaconControl
+import BeaconDelivery
 import BeaconEngine
 import BeaconMQTT
 import BeaconWire
@@ -110,37 +112,28 @@ struct HomeAssistantDiscovery: Sendable {
         ]
     }
 
-    /// The event entity's message for a sighting's body (the registry's JSON): enter and exit only, with the bike
-    /// and how near it was; nil for an update, or a body that is not a sighting.
-    func event(forSighting body: String, describe: (BeaconIdentity) -> BikeRecord? = { _ in nil }) -> MQTTMessage? {
-        guard let sighting = try? JSONDecoder().decode(SightingFields.self, from: Data(body.utf8)),
-            let kind = sighting.kind, kind == "enter" || kind == "exit", let bike = sighting.bikeId
-        else { return nil }
-        var event: [String: DiscoveryJSON] = ["event_type": .string(kind), "bike_id": .string(bike)]
-        if let proximity = sighting.proximity { event["proximity"] = .string(proximity) }
+    /// The event entity's message for a sighting: enter and exit only, with the bike and how near it was; nil for
+    /// an update.
+    func event(for sighting: OutgoingSighting, describe: (BeaconIdentity) -> BikeRecord? = { _ in nil }) -> MQTTMessage?
+    {
+        let kind = sighting.kind
+        guard kind == "enter" || kind == "exit" else { return nil }
+        let bike = sighting.bikeId
+        var event: [String: DiscoveryJSON] = [
+            "event_type": .string(kind), "bike_id": .string(bike), "proximity": .string(sighting.proximity),
+            "seen_at": .string(sighting.lastSeen),
+        ]
         if let rssi = sighting.rssi { event["rssi"] = .number(rssi) }
-        if let lastSeen = sighting.lastSeen { event["seen_at"] = .string(lastSeen) }
         // Make, model and colour when the registry gave them, from the missing list the bike is (still) on.
-        if let uuid = sighting.uuid.flatMap({ BeaconUUID($0) }), let major = sighting.major, let minor = sighting.minor,
-            let record = describe(BeaconIdentity(uuid: uuid, major: major, minor: minor)), record.id == bike
+        if let uuid = BeaconUUID(sighting.uuid),
+            let record = describe(BeaconIdentity(uuid: uuid, major: sighting.major, minor: sighting.minor)),
+            record.id == bike
         {
             for (key, value) in [("make", record.make), ("model", record.model), ("colour", record.colour)] {
                 if let value, !value.isEmpty { event[key] = .string(value) }
             }
         }
         return MQTTMessage(topic: eventTopic, text: DiscoveryJSON.object(event).text)
-    }
-
-    /// What the event reads of a sighting's body; each field optional, so that a body without one is still read.
-    private struct SightingFields: Decodable {
-        var bikeId: String?
-        var kind: String?
-        var proximity: String?
-        var rssi: Double?
-        var lastSeen: String?
-        var uuid: String?
-        var major: UInt16?
-        var minor: UInt16?
     }
 
     /// The health and the sensors' values from a status report (retained, so Home Assistant has them at once after
@@ -165,7 +158,7 @@ struct HomeAssistantDiscovery: Sendable {
 
 /// The discovery's JSON, written by FoundationEssentials' encoder with its keys sorted: not JSONSerialization, whose
 /// Foundation objects (NSDictionary, NSNumber) cost a station with MQTT a few MiB of resident code for a few small
-/// documents (BENCHMARKS.md, "MQTT and metrics").
+/// documents (docs/performance-history.md, "MQTT and metrics").
 enum DiscoveryJSON: Encodable, Equatable, ExpressibleByStringLiteral, ExpressibleByArrayLiteral,
     ExpressibleByDictionaryLiteral
 {

@@ -1,10 +1,37 @@
-import BeaconEngine
-import BeaconMQTT
-import BeaconPOSIX
-import BeaconRegistryClient
+public import BeaconControl
+public import BeaconDelivery
+public import BeaconEngine
+public import BeaconMQTT
 import DaemonSupport
 import Foundation
-import Logging
+public import Logging
+
+/// What the station's MQTT side takes from the daemon's configuration (the password already read).
+public struct MQTTStationSettings: Sendable {
+    public var address: MQTTAddress
+    public var stationID: String
+    /// Topics are `<prefix>/status`, `<prefix>/sighting`, …
+    public var prefix: String
+    public var caFile: String?
+    public var username: String?
+    public var password: String?
+
+    public init(
+        address: MQTTAddress, stationID: String, prefix: String, caFile: String?, username: String?, password: String?
+    ) {
+        self.address = address
+        self.stationID = stationID
+        self.prefix = prefix
+        self.caFile = caFile
+        self.username = username
+        self.password = password
+    }
+}
+
+/// Why the station's MQTT side cannot be set up or started (a configuration error, for the daemon's exit status).
+public struct MQTTStationError: Error, CustomStringConvertible {
+    public let description: String
+}
 
 /// The station's MQTT side, when `mqtt` is configured: the client (libmosquitto, loaded only then), the sink its
 /// poster delivers to, availability, and Home Assistant's discovery. After every connection, and whenever Home
@@ -12,36 +39,39 @@ import Logging
 /// announced only at boot would vanish), the station sends its discovery configs, `online` on `<prefix>/status`
 /// and its last health and sensor values, all retained. `offline` (retained) when the daemon stops, and as the last
 /// will, which the broker publishes when the connection ends any other way.
-final class MQTTStation: Sendable {
+public final class MQTTStation: Sendable {
     let client: MQTTClient
-    let sink: MQTTSink
+    let mqttSink: MQTTSink
     let statusTopic: String
     let discovery: HomeAssistantDiscovery
     private let announcer: Announcer
     private let logger: Logger
+    /// Told of each (re)connection: the MQTT poster's resume.
+    private let connections: ConnectionListeners
 
-    /// `onConnected` is told of each (re)connection, to resume the poster's held line at once.
-    init(
-        _ configuration: DaemonConfiguration, address: MQTTAddress, environment: [String: String], logger: Logger,
-        describe: @escaping @Sendable (BeaconIdentity) -> BikeRecord?, onConnected: @escaping @Sendable () -> Void
-    ) throws(Daemon.StartError) {
-        let prefix = configuration.mqttPrefix
+    public init(
+        _ settings: MQTTStationSettings, logger: Logger,
+        describe: @escaping @Sendable (BeaconIdentity) -> BikeRecord?
+    ) throws(MQTTStationError) {
+        let connections = ConnectionListeners()
+        self.connections = connections
+        let address = settings.address
+        let prefix = settings.prefix
         let discovery = HomeAssistantDiscovery(
-            stationID: configuration.stationID, prefix: prefix, version: ReleaseVersion.current)
+            stationID: settings.stationID, prefix: prefix, version: ReleaseVersion.current)
         self.discovery = discovery
         statusTopic = discovery.availabilityTopic
         self.logger = logger
-        let password = try Self.password(configuration, environment: environment)
-        let settings = MQTTSettings(
-            host: address.host, port: address.port, tls: address.tls, caFile: configuration.mqttCAFile,
-            username: configuration.mqttUsername, password: password,
-            clientID: "beacond-\(configuration.stationID)",
+        let clientSettings = MQTTSettings(
+            host: address.host, port: address.port, tls: address.tls, caFile: settings.caFile,
+            username: settings.username, password: settings.password,
+            clientID: "beacond-\(settings.stationID)",
             will: MQTTMessage(topic: discovery.availabilityTopic, text: "offline", retain: true))
         let announcer = Announcer(discovery)
         self.announcer = announcer
         do {
             client = try MQTTClient(
-                settings,
+                clientSettings,
                 onMessage: { message in
                     if message.topic == HomeAssistantDiscovery.birthTopic && message.text == "online" {
                         announcer.announce()
@@ -49,7 +79,7 @@ final class MQTTStation: Sendable {
                 },
                 onConnected: { _ in
                     announcer.announce()
-                    onConnected()
+                    connections.connected()
                 },
                 onChange: { connection in
                     // One line per change, not one per attempt: a wrong password is said once, not every minute.
@@ -68,18 +98,21 @@ final class MQTTStation: Sendable {
                     }
                 })
         } catch {
-            throw Daemon.StartError(description: "cannot set up MQTT: \(error)", exitCode: 78)
+            throw MQTTStationError(description: "cannot set up MQTT: \(error)")
         }
         announcer.client = client
         client.subscribe(HomeAssistantDiscovery.birthTopic)
-        sink = MQTTSink(
+        mqttSink = MQTTSink(
             client: client, topic: prefix + "/sighting", displayName: address.description, discovery: discovery,
-            describe: describe)
+            describe: describe, connections: connections)
     }
+
+    /// The sink the daemon's MQTT poster delivers to.
+    public var sink: any SightingSink { mqttSink }
 
     /// The daemon's health and sensor values, for Home Assistant (sent now if connected, and again after each
     /// announcement).
-    func publish(_ report: StatusReport) {
+    public func publish(_ report: StatusReport) {
         let messages = discovery.state(report)
         announcer.remember(messages)
         guard client.connection == .connected else { return }
@@ -87,16 +120,16 @@ final class MQTTStation: Sendable {
     }
 
     /// Connects in the background; the daemon runs on while the broker is away.
-    func start() throws(Daemon.StartError) {
+    public func start() throws(MQTTStationError) {
         do {
             try client.start()
         } catch {
-            throw Daemon.StartError(description: "cannot connect to the MQTT broker: \(error)", exitCode: 78)
+            throw MQTTStationError(description: "cannot connect to the MQTT broker: \(error)")
         }
     }
 
     /// Says `offline` (retained) and disconnects: after a stop the broker does not keep calling the station online.
-    func stop() async {
+    public func stop() async {
         if client.connection == .connected {
             do {
                 try await client.publish(
@@ -106,19 +139,7 @@ final class MQTTStation: Sendable {
             }
         }
         client.stop()
-    }
-
-    /// `mqtt-password-file`'s first line, else the systemd credential `mqtt-password`; nil: none (a broker without
-    /// passwords). A trailing newline is not part of the password; nothing of it reaches a log.
-    static func password(_ configuration: DaemonConfiguration, environment: [String: String]) throws(Daemon.StartError)
-        -> String?
-    {
-        guard let path = configuration.mqttPasswordPath(environment: environment) else { return nil }
-        do {
-            return try SecretFile.firstLine(path: path)
-        } catch {
-            throw Daemon.StartError(description: "MQTT password file \(error)", exitCode: 78)
-        }
+        connections.removeAll()
     }
 }
 

@@ -39,12 +39,39 @@ public struct StatusReport: Codable, Sendable, Equatable {
         public var recoveries: Int
         public var stationBeacon: StationBeacon?
         public var lastError: String?
+
+        public init(
+            backend: String, state: String, adapters: [Adapter], advertsPerSecond: Double, iBeaconsPerSecond: Double,
+            adverts: UInt64, iBeacons: UInt64, ringDrops: UInt64, ringDepth: UInt64, dropped: [String: UInt64],
+            recoveries: Int, stationBeacon: StationBeacon? = nil, lastError: String? = nil
+        ) {
+            self.backend = backend
+            self.state = state
+            self.adapters = adapters
+            self.advertsPerSecond = advertsPerSecond
+            self.iBeaconsPerSecond = iBeaconsPerSecond
+            self.adverts = adverts
+            self.iBeacons = iBeacons
+            self.ringDrops = ringDrops
+            self.ringDepth = ringDepth
+            self.dropped = dropped
+            self.recoveries = recoveries
+            self.stationBeacon = stationBeacon
+            self.lastError = lastError
+        }
     }
 
     public struct Adapter: Codable, Sendable, Equatable {
         /// An adapter name, or a replayed file.
         public var name: String
         public var state: String
+
+        public init(
+            name: String, state: String
+        ) {
+            self.name = name
+            self.state = state
+        }
     }
 
     public struct StationBeacon: Codable, Sendable, Equatable {
@@ -52,6 +79,15 @@ public struct StatusReport: Codable, Sendable, Equatable {
         public var lastHeard: String?
         public var silentSeconds: Double
         public var healthy: Bool
+
+        public init(
+            beacon: String, lastHeard: String? = nil, silentSeconds: Double, healthy: Bool
+        ) {
+            self.beacon = beacon
+            self.lastHeard = lastHeard
+            self.silentSeconds = silentSeconds
+            self.healthy = healthy
+        }
     }
 
     public struct MissingSet: Codable, Sendable, Equatable {
@@ -67,6 +103,21 @@ public struct StatusReport: Codable, Sendable, Equatable {
         public var skipped: Int
         /// How long the refresh under way has been waiting for the registry; nil between refreshes.
         public var askingSeconds: Double?
+
+        public init(
+            size: Int, registry: String, source: String, ageSeconds: Double? = nil, lastRefresh: String? = nil,
+            nextRefresh: String? = nil, lastError: String? = nil, skipped: Int, askingSeconds: Double? = nil
+        ) {
+            self.size = size
+            self.registry = registry
+            self.source = source
+            self.ageSeconds = ageSeconds
+            self.lastRefresh = lastRefresh
+            self.nextRefresh = nextRefresh
+            self.lastError = lastError
+            self.skipped = skipped
+            self.askingSeconds = askingSeconds
+        }
     }
 
     public struct OutboxState: Codable, Sendable, Equatable {
@@ -81,6 +132,21 @@ public struct StatusReport: Codable, Sendable, Equatable {
         public var lastError: String?
         /// Each sink's share of the queue (absent from a daemon older than sinks).
         public var sinks: [SinkState]?
+
+        public init(
+            depth: Int, oldestAgeSeconds: Double? = nil, deadLetters: Int, evicted: Int, delivered: Int, retries: Int,
+            uncommitted: Int, lastError: String? = nil, sinks: [SinkState]? = nil
+        ) {
+            self.depth = depth
+            self.oldestAgeSeconds = oldestAgeSeconds
+            self.deadLetters = deadLetters
+            self.evicted = evicted
+            self.delivered = delivered
+            self.retries = retries
+            self.uncommitted = uncommitted
+            self.lastError = lastError
+            self.sinks = sinks
+        }
     }
 
     /// What one sink (the registry, an MQTT broker) is still owed.
@@ -90,6 +156,25 @@ public struct StatusReport: Codable, Sendable, Equatable {
         public var deadLetters: Int
         /// Why the sighting at the head of its line has not gone yet.
         public var lastError: String?
+        /// Delivered to it, and attempts that failed and are tried again, since the start (absent from a daemon
+        /// older than one poster per sink).
+        public var delivered: Int?
+        public var retries: Int?
+        /// Why it takes no sighting at all, while it does (a refused key, a broker away).
+        public var held: String?
+
+        public init(
+            name: String, depth: Int, deadLetters: Int, lastError: String? = nil, delivered: Int? = nil,
+            retries: Int? = nil, held: String? = nil
+        ) {
+            self.name = name
+            self.depth = depth
+            self.deadLetters = deadLetters
+            self.lastError = lastError
+            self.delivered = delivered
+            self.retries = retries
+            self.held = held
+        }
     }
 
     public struct Sightings: Codable, Sendable, Equatable {
@@ -98,6 +183,14 @@ public struct StatusReport: Codable, Sendable, Equatable {
         public var openVisits: Int
         /// The last ten, newest first.
         public var recent: [Recent]
+
+        public init(
+            today: Int, openVisits: Int, recent: [Recent]
+        ) {
+            self.today = today
+            self.openVisits = openVisits
+            self.recent = recent
+        }
     }
 
     public struct Recent: Codable, Sendable, Equatable {
@@ -108,5 +201,36 @@ public struct StatusReport: Codable, Sendable, Equatable {
         public var proximity: String
         /// queued, delivered, dead or evicted.
         public var delivery: String
+
+        public init(
+            time: String, kind: String, bikeId: String, rssi: Double? = nil, proximity: String, delivery: String
+        ) {
+            self.time = time
+            self.kind = kind
+            self.bikeId = bikeId
+            self.rssi = rssi
+            self.proximity = proximity
+            self.delivery = delivery
+        }
+    }
+
+    public init(
+        version: String, pid: Int32, startedAt: String, uptimeSeconds: Double, healthy: Bool, problems: [String],
+        stuck: Bool, warnings: [String], clockSynchronized: Bool? = nil, capture: Capture, missingSet: MissingSet,
+        outbox: OutboxState, sightings: Sightings
+    ) {
+        self.version = version
+        self.pid = pid
+        self.startedAt = startedAt
+        self.uptimeSeconds = uptimeSeconds
+        self.healthy = healthy
+        self.problems = problems
+        self.stuck = stuck
+        self.warnings = warnings
+        self.clockSynchronized = clockSynchronized
+        self.capture = capture
+        self.missingSet = missingSet
+        self.outbox = outbox
+        self.sightings = sightings
     }
 }

@@ -1,16 +1,18 @@
+import BeaconTestSupport
+import DaemonSupport
 import Testing
 
-@testable import BeaconRegistryClient
+@testable import BeaconDelivery
 
 /// The poster's decisions alone (`PosterPolicy`): no server, no clock, a seeded generator. What `PosterTests` can
 /// only sample over real HTTP in real time (a backoff's gaps, a Retry-After, a hold and its resume) is exact here.
-@Suite struct PosterPolicyTests {
-    typealias Seeded = BackoffTests.Seeded
+@Suite(.timeLimit(.minutes(20))) struct PosterPolicyTests {
+    typealias Seeded = SeededRandom
 
-    static let retry = PostOutcome.retry(reason: "POST /sightings: HTTP 503", retryAfter: nil)
+    static let retry = DeliveryOutcome.retry(after: nil, reason: "POST /sightings: HTTP 503")
 
     /// Applies each outcome as the poster does (the policy after a step taken only once its record is written).
-    static func run(_ outcomes: [PostOutcome], policy: inout PosterPolicy) -> [PosterPolicy.Step] {
+    static func run(_ outcomes: [DeliveryOutcome], policy: inout PosterPolicy) -> [PosterPolicy.Step] {
         var random = Seeded(state: 11)
         return outcomes.map { outcome in
             let (step, next) = policy.step(for: outcome, using: &random)
@@ -41,7 +43,7 @@ import Testing
         var policy = PosterPolicy(backoff: Backoff(base: .seconds(2), cap: .seconds(600)))
         let steps = Self.run(
             [
-                .retry(reason: "429", retryAfter: .seconds(30)), .retry(reason: "503", retryAfter: .milliseconds(1)),
+                .retry(after: .seconds(30), reason: "429"), .retry(after: .milliseconds(1), reason: "503"),
             ], policy: &policy)
         #expect(steps[0].wait == .seconds(30))
         #expect(steps[1].wait >= .seconds(2) && steps[1].wait <= .seconds(4))
@@ -49,7 +51,7 @@ import Testing
 
     @Test func aHoldWaitsSlowlyAndADeliveryEndsIt() {
         var policy = PosterPolicy(backoff: Backoff(base: .seconds(2), cap: .seconds(600)))
-        let held = PostOutcome.held(status: 401, reason: "the registry refused the API key")
+        let held = DeliveryOutcome.held(reason: "the registry refused the API key")
         var steps = Self.run([held, held], policy: &policy)
         #expect(
             steps.allSatisfy { $0.wake == .resumeOrStop && $0.record == .attempt("the registry refused the API key") })
@@ -67,8 +69,8 @@ import Testing
 
     @Test func aRefusedSightingIsDeadLetteredAndTheNextGoesAtOnce() {
         var policy = PosterPolicy(backoff: Backoff(base: .seconds(2), cap: .seconds(600)))
-        let steps = Self.run([.rejected(status: 422, reason: "HTTP 422")], policy: &policy)
-        #expect(steps == [PosterPolicy.Step(record: .dead(status: 422, reason: "HTTP 422"), wait: .zero, wake: .stop)])
+        let steps = Self.run([.refused(reason: "HTTP 422", code: 422)], policy: &policy)
+        #expect(steps == [PosterPolicy.Step(record: .dead(code: 422, reason: "HTTP 422"), wait: .zero, wake: .stop)])
         #expect(policy.statistics.rejected == 1 && policy.statistics.retries == 0)
     }
 

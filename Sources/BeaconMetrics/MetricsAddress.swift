@@ -9,7 +9,7 @@ import Glibc
 /// `127.0.0.1:10042`, `[::1]:10042`, or `127.0.0.1` alone.
 public struct MetricsAddress: Sendable, Equatable, CustomStringConvertible {
     /// The port a station's /metrics is on unless the configuration says otherwise. Prometheus's list of default
-    /// ports ran out below 10000; this one is above it (README, "Prometheus").
+    /// ports ran out below 10000; this one is above it (docs/station.md, "Prometheus").
     public static let defaultPort = 10_042
 
     public var host: String

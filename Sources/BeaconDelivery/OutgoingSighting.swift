@@ -8,9 +8,11 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// The body of `POST /sightings`: the FindMyBike registry's required fields (`bikeId`, `date`, `latitude`,
-/// `longitude`) plus beacond's own. See docs/registry-api.yaml.
-public struct SightingPayload: Codable, Hashable, Sendable {
+/// A sighting as it leaves the station, built from the engine's `Sighting` with the station's place and the wall
+/// time: what every sink is given. Its JSON is the outbox's stored form and, byte for byte, the body of the
+/// registry's `POST /sightings` (the FindMyBike registry's required fields `bikeId`, `date`, `latitude`,
+/// `longitude`, plus beacond's own; see docs/registry-api.yaml). Another sink encodes what it needs from the fields.
+public struct OutgoingSighting: Codable, Hashable, Sendable {
     public var bikeId: String
     /// When the event happened: the advert that caused it (the last one heard for an update or exit).
     public var date: String
@@ -51,7 +53,8 @@ public struct SightingPayload: Codable, Hashable, Sendable {
         proximity = sighting.proximity.rawValue
     }
 
-    /// The request body, keys sorted so the stored body is byte-for-byte the same for the same sighting.
+    /// The stored form, keys sorted so it is byte-for-byte the same for the same sighting (the registry's POST is
+    /// idempotent by `sightingId`, and a retry sends the same bytes).
     public var json: String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -69,7 +72,7 @@ public struct SightingPayload: Codable, Hashable, Sendable {
         _ sighting: Sighting, stationID: String, latitude: Double, longitude: Double, offset: Int64 = 0,
         pending: PendingTime? = nil
     ) -> OutboxItem {
-        let payload = SightingPayload(
+        let payload = OutgoingSighting(
             sighting, stationID: stationID, latitude: latitude, longitude: longitude, offset: offset)
         return OutboxItem(
             sightingID: payload.sightingId, kind: sighting.kind, body: payload.json, bikeID: sighting.bikeID,
@@ -78,14 +81,21 @@ public struct SightingPayload: Codable, Hashable, Sendable {
             pendingTime: pending)
     }
 
-    /// A queued body with its times settled: labelled with `offset`, and marked when the clock was not synchronised.
-    /// nil when the body is not a sighting's (it was written by beacond, so that is a bug).
-    public static func settled(_ body: String, _ pending: PendingTime, offset: Int64, synchronized: Bool) -> String? {
-        guard var payload = try? JSONDecoder().decode(SightingPayload.self, from: Data(body.utf8)) else { return nil }
-        payload.firstSeen = iso(pending.firstSeen, offset)
-        payload.lastSeen = iso(pending.lastSeen, offset)
-        payload.date = payload.lastSeen
-        payload.clockSynchronized = synchronized ? nil : false
-        return payload.json
+    /// A queued sighting read back from its stored form; nil when the body is not one (beacond wrote it, so that is
+    /// a bug, or a damaged row).
+    public init?(stored body: String) {
+        guard let sighting = try? JSONDecoder().decode(OutgoingSighting.self, from: Data(body.utf8)) else { return nil }
+        self = sighting
+    }
+
+    /// The sighting with its provisional times settled: labelled with `offset`, and marked when the clock was not
+    /// synchronised.
+    public func settled(_ pending: PendingTime, offset: Int64, synchronized: Bool) -> OutgoingSighting {
+        var sighting = self
+        sighting.firstSeen = Self.iso(pending.firstSeen, offset)
+        sighting.lastSeen = Self.iso(pending.lastSeen, offset)
+        sighting.date = sighting.lastSeen
+        sighting.clockSynchronized = synchronized ? nil : false
+        return sighting
     }
 }
