@@ -94,14 +94,19 @@ extension Daemon {
 
     /// The refresher, with a set to match against before capture starts: the cached one, or (on a first start,
     /// with nothing cached) one attempt at the registry, for half the unit's TimeoutStartSec at most; without a set
-    /// nothing can be detected. With a cache, capture starts at once, network or not.
+    /// nothing can be detected. With a cache, capture starts at once, network or not; systemd is given more time
+    /// while a large cache loads on a slow CPU (StartExtension).
     private func makeRefresher(_ shared: Shared, logger: Logger) async -> MissingSetRefresher<ContinuousClock> {
         let refresher = MissingSetRefresher(
             registry: shared.registry, cache: BikeCache(path: configuration.stateDirectory + "/missing-bikes.json"),
             regions: configuration.regions, mailbox: shared.mailbox, clock: ContinuousClock(),
             interval: .seconds(configuration.refreshInterval), logger: logger,
             wallClock: { [clock] in clock.wallMilliseconds() })
-        if !refresher.loadCache() { await refresher.firstRefresh(patience: .seconds(30)) }
+        var more = StartExtension(notifier: SystemdNotifier(environment: environment), clock: ContinuousClock())
+        let loaded = refresher.loadCache { read in
+            more.progress("loading the cached bike list: \(read / 1_048_576) MiB read")
+        }
+        if !loaded { await refresher.firstRefresh(patience: .seconds(30)) }
         return refresher
     }
 

@@ -43,8 +43,11 @@ public struct BikeCache: Sendable {
     static let version = 1
     static let limit = 64 * 1024 * 1024
 
-    /// nil when there is no cache yet; throws when there is one that cannot be used.
-    public func load(regions: [BeaconRegion]) throws(RegistryError) -> Contents? {
+    /// nil when there is no cache yet; throws when there is one that cannot be used. `progress` is told the bytes
+    /// read so far after each piece of the file.
+    public func load(
+        regions: [BeaconRegion], progress: (Int) -> Void = { _ in }
+    ) throws(RegistryError) -> Contents? {
         var reader = BikeListReader(shape: .cache)
         var builder = MissingBikeSet.Builder(regions: regions)
         var fields: [String: [UInt8]] = [:]
@@ -54,7 +57,13 @@ public struct BikeCache: Sendable {
         let damaged = RegistryError(
             .damaged, "\(path): not a beacond bike cache (truncated, or not written by beacond)")
         do {
-            guard try ChunkedFile.read(path: path, limit: Self.limit, { try reader.feed($0, take) }) != nil else {
+            var read = 0
+            let file = try ChunkedFile.read(path: path, limit: Self.limit) { piece in
+                try reader.feed(piece, take)
+                read += piece.count
+                progress(read)
+            }
+            guard file != nil else {
                 return nil
             }
             try reader.finish(take)

@@ -58,12 +58,13 @@ public final class MissingSetRefresher<C: Clock>: Sendable where C.Duration == D
     /// Asks the running loop to refresh now (the control socket's `refresh`, SIGHUP).
     public func refreshNow() { doorbell.ring() }
 
-    /// Publishes the cached set, if there is a usable one. Call before capture starts.
+    /// Publishes the cached set, if there is a usable one. Call before capture starts. `progress` is told the bytes
+    /// read so far, a piece of the file at a time.
     @discardableResult
-    public func loadCache() -> Bool {
+    public func loadCache(progress: (Int) -> Void = { _ in }) -> Bool {
         guard let cache else { return false }
         do {
-            guard let contents = try cache.load(regions: regions) else {
+            guard let contents = try cache.load(regions: regions, progress: progress) else {
                 logger.notice("no cached bike list yet", metadata: ["cache.path": "\(cache.path)"])
                 return false
             }

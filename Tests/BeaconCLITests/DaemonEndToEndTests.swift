@@ -80,10 +80,20 @@ import Testing
             #expect(gone.status == 3)
             #expect(gone.stderr.contains("not running"))
 
-            // Second run: the same replay, as fast as it goes, until everything is delivered.
+            // Second run: the same replay, as fast as it goes, until everything is delivered. It starts from the
+            // first run's cached list, and asks systemd for more time while it loads it (StartExtension), before
+            // it is ready.
+            let secondNotify = try NotifyListener(path: directory.file("notify-second.sock"))
             let second = try DaemonProcess(
-                common + ["--speed", "0", "--exit-when-drained"], logDirectory: directory.path, name: "second")
+                common + ["--speed", "0", "--exit-when-drained"], environment: ["NOTIFY_SOCKET": secondNotify.path],
+                logDirectory: directory.path, name: "second")
             #expect(await second.waitForExit(seconds: 60) == 0, "second run:\n\(second.stderr)")
+            let ready = await secondNotify.firstIndex(within: 10) { $0.contains("READY=1") }
+            let extended = secondNotify.all.firstIndex { $0.contains("EXTEND_TIMEOUT_USEC=30000000") }
+            #expect(ready != nil && extended != nil && extended! < ready!, "\(secondNotify.all)")
+            #expect(
+                secondNotify.all.contains { $0.contains("STATUS=loading the cached bike list: 0 MiB read") },
+                "\(secondNotify.all)")
 
             // Every sighting of the capture reached the registry exactly once.
             let posts = registry.posts

@@ -269,12 +269,16 @@ cp /srv/bikes.json /srv/small.json
 cp /srv/big.json /srv/bikes.json
 sed -i "s|^region = .*|region = $UUID|" $CONF
 # A restart by hand sets NRestarts to 0; an OOM kill and the restart that follows would count 1.
+# Loading the cache takes this emulated CPU about as long as the unit's TimeoutStartSec; the daemon asks for more
+# time while it makes progress (EXTEND_TIMEOUT_USEC), and the time to READY=1 is shown.
 for run in "fetched and cached" "loaded from the cache"; do
+    started=$(date +%s)
     systemctl restart beacond
+    ready_s=$(($(date +%s) - started))
     if wait_for '[ "$(status_json | json "d[\"missingSet\"][\"size\"]")" -ge 130000 ] 2>/dev/null' 120 \
         && [ "$(systemctl is-active beacond)" = active ] && [ "$(show NRestarts)" = 0 ]; then
-        ok "the largest list, $run, under MemoryMax=64M: $(status_json | json 'd["missingSet"]["size"]') bikes, memory.peak $(($(cat /sys/fs/cgroup/system.slice/beacond.service/memory.peak) / 1048576)) MiB"
-        echo "BENCH big-list $run: memory_peak_kib=$(($(cat /sys/fs/cgroup/system.slice/beacond.service/memory.peak) / 1024)) vmhwm_kib=$(awk '/^VmHWM:/ {print $2}' /proc/$(show MainPID)/status)"
+        ok "the largest list, $run, under MemoryMax=64M: $(status_json | json 'd["missingSet"]["size"]') bikes, memory.peak $(($(cat /sys/fs/cgroup/system.slice/beacond.service/memory.peak) / 1048576)) MiB, ready in ${ready_s} s"
+        echo "BENCH big-list $run: ready_s=$ready_s memory_peak_kib=$(($(cat /sys/fs/cgroup/system.slice/beacond.service/memory.peak) / 1024)) vmhwm_kib=$(awk '/^VmHWM:/ {print $2}' /proc/$(show MainPID)/status)"
     else
         fail "the largest list, $run: $(systemctl is-active beacond), result $(show Result), restarts $(show NRestarts)"
         journalctl -u beacond --no-pager | tail -10
