@@ -34,7 +34,8 @@ extension Daemon {
 
     /// The services, once the outbox and the capture are open.
     func assemble(_ shared: Shared, logger: Logger) async throws -> Parts {
-        let refresher = await makeRefresher(shared, logger: logger)
+        let notifier = SystemdNotifier(environment: environment)
+        let refresher = await makeRefresher(shared, notifier: notifier, logger: logger)
         // Live sightings carry monotonic times, labelled with the wall clock when it is synchronised (SightingClock).
         let clocks = systemClocks(for: shared.capture)
         let lines = DeliveryLines(
@@ -75,7 +76,6 @@ extension Daemon {
             .init(service: control),
         ]
         if let metrics { services.append(.init(service: metrics)) }
-        let notifier = SystemdNotifier(environment: environment)
         services += [
             .init(service: HealthService(collector: collector, notifier: notifier, logger: logger)),
             .init(service: ReloadService(reload: reload)),
@@ -96,13 +96,15 @@ extension Daemon {
     /// with nothing cached) one attempt at the registry, for half the unit's TimeoutStartSec at most; without a set
     /// nothing can be detected. With a cache, capture starts at once, network or not; systemd is given more time
     /// while a large cache loads on a slow CPU (StartExtension).
-    private func makeRefresher(_ shared: Shared, logger: Logger) async -> MissingSetRefresher<ContinuousClock> {
+    private func makeRefresher(
+        _ shared: Shared, notifier: SystemdNotifier?, logger: Logger
+    ) async -> MissingSetRefresher<ContinuousClock> {
         let refresher = MissingSetRefresher(
             registry: shared.registry, cache: BikeCache(path: configuration.stateDirectory + "/missing-bikes.json"),
             regions: configuration.regions, mailbox: shared.mailbox, clock: ContinuousClock(),
             interval: .seconds(configuration.refreshInterval), logger: logger,
             wallClock: { [clock] in clock.wallMilliseconds() })
-        var more = StartExtension(notifier: SystemdNotifier(environment: environment), clock: ContinuousClock())
+        var more = StartExtension(notifier: notifier, clock: ContinuousClock())
         let loaded = refresher.loadCache { read in
             more.progress("loading the cached bike list: \(read / 1_048_576) MiB read")
         }
