@@ -36,8 +36,10 @@ public func withDeadline<T: Sendable>(_ timeout: Duration, _ operation: @escapin
     }
     let timer = Task {
         try await Task.sleep(for: timeout)
-        running.cancel()
+        // The answer first, then the cancellation: cancelled first, the operation could answer before this with the
+        // CancellationError it was given, and a deadline passed would read as "connection failed" (seen under load).
         first.give(.failure(DeadlineExceeded(timeout: timeout)))
+        running.cancel()
     }
     defer { timer.cancel() }
     return try await withTaskCancellationHandler {
