@@ -54,5 +54,6 @@ public struct CheckConfigCommand: ParsableCommand {
               state        \(configuration.stateDirectory)
               control      \(configuration.controlSocket)
             """)
+        for note in RotatingBeaconNote.regionsNamingAMajor(configuration.regions) { print("  note         \(note)") }
     }
 }

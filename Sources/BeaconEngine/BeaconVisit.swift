@@ -19,8 +19,10 @@ struct BeaconVisit: Sendable {
     let beacon: BeaconIdentity
     let firstSeen: EngineTime
     let firstSeenTime: CaptureTime
-    /// The missing bike this visit reported, kept so an exit names it even if the set changed since.
+    /// The missing bike this visit reported, kept so an exit names it even if the set changed since; for a rotating
+    /// beacon's identity, the bike whose visit its adverts go to.
     var bikeID: String?
+    var route = VisitRoute.unresolved
 
     init(region: Int, advert: BeaconAdvert, at now: EngineTime) {
         self.region = region

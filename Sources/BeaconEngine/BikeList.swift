@@ -9,6 +9,7 @@ public struct BikeList: Sendable {
 
     public struct Entry: Hashable, Sendable {
         public var id: String
+        /// A fixed beacon's minor (0 for a rotating one, whose `identities` name it).
         public var minor: UInt16
         public var missing: Bool
         public var uuid: BeaconUUIDText?
@@ -16,10 +17,13 @@ public struct BikeList: Sendable {
         public var make: String?
         public var model: String?
         public var colour: String?
+        /// A rotating beacon's identities in the registry's window (docs/rotating-beacon.md), each `major << 16 |
+        /// minor`; empty for a fixed beacon. Each is matched like a fixed beacon, under this one bike.
+        public var identities: [UInt32]
 
         public init(
             id: String, minor: UInt16, missing: Bool, uuid: BeaconUUIDText? = nil, major: UInt16? = nil,
-            make: String? = nil, model: String? = nil, colour: String? = nil
+            make: String? = nil, model: String? = nil, colour: String? = nil, identities: [UInt32] = []
         ) {
             self.id = id
             self.minor = minor
@@ -29,7 +33,11 @@ public struct BikeList: Sendable {
             self.make = make
             self.model = model
             self.colour = colour
+            self.identities = identities
         }
+
+        /// A rotating beacon's bike: `identities` name it, not `major` and `minor`.
+        public var isRotating: Bool { !identities.isEmpty }
     }
 
     /// The beacon UUID as the registry wrote it; parsed when the entry is placed in a region.
@@ -42,6 +50,7 @@ public struct BikeList: Sendable {
         case badMissing = "missing absent or not a boolean"
         case badMajor = "beaconMajor not an integer 0-65535"
         case badUUID = "beaconUUID not a UUID"
+        case badIdentities = "beaconIdentities not a non-empty list of [major, minor] pairs 0-65535"
         case tooLarge = "entry larger than 64 KiB"
     }
 

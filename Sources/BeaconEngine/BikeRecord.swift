@@ -10,9 +10,12 @@ public struct BikeRecord: Hashable, Sendable {
     public var make: String?
     public var model: String?
     public var colour: String?
+    /// One of a rotating beacon's identities (`major` and `minor` are the identity's): its visits are its bike's.
+    public var isRotating: Bool
 
     public init(
-        id: String, major: UInt16?, minor: UInt16, make: String? = nil, model: String? = nil, colour: String? = nil
+        id: String, major: UInt16?, minor: UInt16, make: String? = nil, model: String? = nil, colour: String? = nil,
+        isRotating: Bool = false
     ) {
         self.id = id
         self.major = major
@@ -20,5 +23,6 @@ public struct BikeRecord: Hashable, Sendable {
         self.make = make
         self.model = model
         self.colour = colour
+        self.isRotating = isRotating
     }
 }

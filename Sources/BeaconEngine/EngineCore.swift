@@ -11,6 +11,8 @@ struct EngineCore: Sendable {
 
     private var visits: [BeaconVisit] = []
     private var visitIndex: VisitIndex
+    /// Rotating beacons' bikes being heard, by bike id (`BikeVisit`).
+    private var bikeVisits: [String: BikeVisit] = [:]
     private var nextSweep: EngineTime
     private var stationLastHeard: (time: EngineTime, wall: CaptureTime)?
 
@@ -51,6 +53,11 @@ struct EngineCore: Sendable {
             counters.visitsOpened += 1
         }
         let isMissing = missing.contains(region: region, major: beacon.major, minor: beacon.minor)
+        if isMissing, visits[position].route == .unresolved { resolveRoute(position, region: region) }
+        if visits[position].route == .bike, let bikeID = visits[position].bikeID {
+            observeBike(bikeID, region: region, advert: advert, missing: isMissing, at: now, into: &sightings)
+            return
+        }
         guard
             let report = visits[position].policy.heard(
                 missing: isMissing, at: now, reportInterval: timing.reportInterval)
@@ -59,6 +66,39 @@ struct EngineCore: Sendable {
         let bikeID = missing.record(region: region, major: beacon.major, minor: beacon.minor)?.id ?? "?"
         visits[position].bikeID = bikeID
         emit(visits[position].sighting(report, bikeID: bikeID, station: configuration.stationID), into: &sightings)
+    }
+
+    /// Once a visit, when its beacon is first found missing: a fixed beacon's, or an identity of a rotating
+    /// beacon's bike (whose id the visit keeps, so later adverts find the bike's visit without a lookup).
+    private mutating func resolveRoute(_ position: Int, region: Int) {
+        let beacon = visits[position].beacon
+        guard missing.isRotating(region: region, major: beacon.major, minor: beacon.minor),
+            let bike = missing.record(region: region, major: beacon.major, minor: beacon.minor)
+        else {
+            visits[position].route = .beacon
+            return
+        }
+        visits[position].route = .bike
+        visits[position].bikeID = bike.id
+    }
+
+    /// An advert of a rotating beacon's identity: its bike's visit hears it, and reports as a beacon's would.
+    private mutating func observeBike(
+        _ bikeID: String, region: Int, advert: BeaconAdvert, missing isMissing: Bool, at now: EngineTime,
+        into sightings: inout [Sighting]
+    ) {
+        let interval = timing.reportInterval
+        let report: SightingPolicy.Report?
+        if let index = bikeVisits.index(forKey: bikeID) {
+            bikeVisits.values[index].hear(advert, at: now)
+            report = bikeVisits.values[index].visit.policy.heard(missing: isMissing, at: now, reportInterval: interval)
+        } else {
+            var visit = BikeVisit(region: region, advert: advert, at: now)
+            report = visit.visit.policy.heard(missing: isMissing, at: now, reportInterval: interval)
+            bikeVisits[bikeID] = visit
+        }
+        guard let report, let visit = bikeVisits[bikeID] else { return }
+        emit(visit.sighting(report, bikeID: bikeID, station: configuration.stationID), into: &sightings)
     }
 
     private func regionIndex(of beacon: IBeacon) -> Int? {
@@ -78,6 +118,13 @@ struct EngineCore: Sendable {
             position -= 1
         }
         close(&gone, into: &sightings)
+        let timing = timing
+        func left(_ visit: BikeVisit) -> Bool { now - visit.visit.lastSeen > visit.visit.exitTimeout(timing) }
+        // Checked first, so a sweep that closes nothing allocates nothing.
+        guard bikeVisits.values.contains(where: left) else { return }
+        let goneBikes = bikeVisits.filter { left($0.value) }
+        for id in goneBikes.keys { bikeVisits[id] = nil }
+        closeBikes(goneBikes, into: &sightings)
     }
 
     @usableFromInline
@@ -88,12 +135,25 @@ struct EngineCore: Sendable {
         swap(&gone, &visits)
         visitIndex.removeAll()
         close(&gone, into: &sightings)
+        var goneBikes: [String: BikeVisit] = [:]
+        swap(&goneBikes, &bikeVisits)
+        closeBikes(goneBikes, into: &sightings)
     }
 
     mutating func replaceMissingSet(_ set: MissingBikeSet) {
         precondition(set.regions == configuration.regions, "missing-bike set built for other regions")
         missing = set
         counters.setsReplaced += 1
+        // A rotating beacon's bike no longer missing is listed no more, under any identity; its visit says nothing
+        // more, as a fixed beacon's says nothing once the set says it was found. Its identity heard last is listed
+        // while it is missing: the registry's window always holds the identity of the beacon's present.
+        for bikeID in Array(bikeVisits.keys) {
+            guard let visit = bikeVisits[bikeID],
+                !set.contains(region: visit.visit.region, major: visit.heard.major, minor: visit.heard.minor)
+            else { continue }
+            _ = bikeVisits[bikeID]?.visit.policy.heard(
+                missing: false, at: visit.visit.lastSeen, reportInterval: timing.reportInterval)
+        }
     }
 
     /// The station beacon's state at `now`.
@@ -146,6 +206,16 @@ struct EngineCore: Sendable {
             guard let report = visit.policy.left() else { continue }
             emit(
                 visit.sighting(report, bikeID: visit.bikeID ?? "?", station: configuration.stationID), into: &sightings)
+        }
+    }
+
+    /// Rotating beacons' bikes that left: an exit each that was being reported, in the same order as `close`.
+    private mutating func closeBikes(_ gone: [String: BikeVisit], into sightings: inout [Sighting]) {
+        guard !gone.isEmpty else { return }
+        let ordered = gone.sorted { ($0.value.visit.lastSeenTime, $0.key) < ($1.value.visit.lastSeenTime, $1.key) }
+        for (bikeID, visit) in ordered {
+            guard let report = visit.visit.policy.left() else { continue }
+            emit(visit.sighting(report, bikeID: bikeID, station: configuration.stationID), into: &sightings)
         }
     }
 

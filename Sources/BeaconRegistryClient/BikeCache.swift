@@ -97,10 +97,10 @@ public struct BikeCache: Sendable {
                 JSONText.appendString(contents.source, to: &text)
                 text += Array(#","validators":"#.utf8) + header + Array(#","bikes":["#.utf8)
                 var first = true
-                try contents.set.forEachBike { region, bike in
+                try contents.set.forEachBike { region, bike, identities in
                     if !first { text.append(UInt8(ascii: ",")) }
                     first = false
-                    Self.append(bike, region: region, to: &text)
+                    Self.append(bike, region: region, identities: identities, to: &text)
                     if text.count >= 64 * 1024 {
                         try write(text)
                         text.removeAll(keepingCapacity: true)
@@ -114,12 +114,21 @@ public struct BikeCache: Sendable {
         }
     }
 
-    /// One bike in the registry's own format, so the cache reads back through the same reader.
-    static func append(_ bike: BikeRecord, region: BeaconRegion, to text: inout [UInt8]) {
+    /// One bike in the registry's own format, so the cache reads back through the same reader: a rotating beacon's
+    /// with its identities, as the registry lists it.
+    static func append(_ bike: BikeRecord, region: BeaconRegion, identities: [UInt32], to text: inout [UInt8]) {
         text += Array(#"{"id":"#.utf8)
         JSONText.appendString(bike.id, to: &text)
-        text += Array(#","beaconMinor":\#(bike.minor),"missing":true,"beaconUUID":"\#(region.uuid)""#.utf8)
-        if let major = bike.major { text += Array(#","beaconMajor":\#(major)"#.utf8) }
+        if identities.isEmpty { text += Array(#","beaconMinor":\#(bike.minor)"#.utf8) }
+        text += Array(#","missing":true,"beaconUUID":"\#(region.uuid)""#.utf8)
+        if let major = bike.major, identities.isEmpty { text += Array(#","beaconMajor":\#(major)"#.utf8) }
+        if !identities.isEmpty {
+            text += Array(#","beaconIdentities":["#.utf8)
+            for (position, identity) in identities.enumerated() {
+                text += Array("\(position == 0 ? "" : ",")[\(identity >> 16),\(identity & 0xFFFF)]".utf8)
+            }
+            text.append(UInt8(ascii: "]"))
+        }
         for (name, value) in [("make", bike.make), ("model", bike.model), ("colour", bike.colour)] {
             guard let value else { continue }
             text += Array(",\"\(name)\":".utf8)

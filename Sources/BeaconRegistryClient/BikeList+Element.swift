@@ -1,6 +1,6 @@
 import BeaconEngine
 
-/// One element of the bike list, read straight from its JSON bytes: the eight keys beacond uses are decoded, every
+/// One element of the bike list, read straight from its JSON bytes: the nine keys beacond uses are decoded, every
 /// other value is checked to be JSON and skipped (so `deviceToken` and other owner data are never decoded at all).
 /// It never fails the list for a wrong type (the entry is rejected, with its reason); only bytes that are not JSON
 /// do (`nil`).
@@ -30,7 +30,7 @@ extension BikeList {
     }
 }
 
-private struct ElementParser {
+struct ElementParser {
     let bytes: UnsafeRawBufferPointer
     var index = 0
 
@@ -43,6 +43,8 @@ private struct ElementParser {
         case bool(Bool)
         case null
         case container
+        /// `beaconIdentities`, when it is a list of [major, minor] pairs: each `major << 16 | minor`.
+        case identities([UInt32])
     }
 
     mutating func element() -> BikeList.ElementOutcome? {
@@ -66,7 +68,8 @@ private struct ElementParser {
                 guard peek(UInt8(ascii: ":")) else { return nil }
                 index += 1
                 skipSpace()
-                guard let value = value(decodingStrings: key != nil) else { return nil }
+                let value = key == .beaconIdentities ? identities() : value(decodingStrings: key != nil)
+                guard let value else { return nil }
                 if let key { fields[key] = value }
                 skipSpace()
                 if peek(UInt8(ascii: ",")) {
@@ -85,7 +88,7 @@ private struct ElementParser {
 
     /// The keys beacond reads, and their values in one element (the last of a repeated key wins, as in JSONDecoder).
     enum Key: Int, CaseIterable {
-        case id, beaconMinor, missing, beaconUUID, beaconMajor, make, model, colour
+        case id, beaconMinor, missing, beaconUUID, beaconMajor, make, model, colour, beaconIdentities
         static let names: [[UInt8]] = allCases.map { Array("\($0)".utf8) }
     }
 
@@ -115,11 +118,23 @@ private struct ElementParser {
 
     static func outcome(_ fields: Fields) -> BikeList.ElementOutcome {
         guard case .string(let id)? = fields[.id], !id.isEmpty, id.utf8.count <= 256 else { return .rejected(.badID) }
-        guard let minor = unsigned16(fields[.beaconMinor]) else { return .rejected(.badMinor) }
-        guard case .bool(let missing)? = fields[.missing] else { return .rejected(.badMissing) }
+        // A rotating beacon's bike is named by its identities; its major and minor, if given, are not read.
+        var identities: [UInt32] = []
+        switch fields[.beaconIdentities] {
+        case nil, .null?: break
+        case .identities(let list)? where !list.isEmpty: identities = list
+        default: return .rejected(.badIdentities)
+        }
+        var minor: UInt16 = 0
         var major: UInt16?
+        if identities.isEmpty {
+            guard let parsed = unsigned16(fields[.beaconMinor]) else { return .rejected(.badMinor) }
+            minor = parsed
+        }
+        guard case .bool(let missing)? = fields[.missing] else { return .rejected(.badMissing) }
         switch fields[.beaconMajor] {
         case nil, .null?: major = nil
+        case _ where !identities.isEmpty: major = nil
         case let value:
             guard let parsed = unsigned16(value) else { return .rejected(.badMajor) }
             major = parsed
@@ -137,8 +152,7 @@ private struct ElementParser {
         return .entry(
             BikeList.Entry(
                 id: id, minor: minor, missing: missing, uuid: uuid, major: major, make: text(.make),
-                model: text(.model),
-                colour: text(.colour)))
+                model: text(.model), colour: text(.colour), identities: identities))
     }
 
     /// A whole number 0…65535, however written (7, 7.0, 7e0).

@@ -144,6 +144,30 @@ import Testing
         }
     }
 
+    @Test func rotatingBeaconsNoRegionAdmitsAreAWarning() async throws {
+        let station = try await Station.start()
+        try await withTeardown({ await station.stop() }) {
+            station.registry.setBikes(
+                #"[{"id":"bike-7","beaconMinor":7,"missing":true},{"id":"rotating","missing":true,"beaconIdentities":[[4660,22136],[43981,52719]]}]"#
+            )
+            // The default region, FindMyBike's, names major 1: neither identity is under it.
+            let named = try await BeacondRun(["doctor", "--config", try station.config()])
+            #expect(
+                Self.line(named, "registry").hasPrefix(
+                    "warn  registry: http://127.0.0.1:\(station.registry.port) answered with 1 missing bikes; key from \(station.directory.file("key")) accepted, but 1 of them have rotating beacons"
+                ), "\(named.stdout)")
+            #expect(
+                Self.line(named, "configuration").contains("names major 1, so it can never match a rotating beacon"))
+            let uuid = "21EECF71-D5C7-4A00-9B90-27C94B5146EA"  // FindMyBike's, with no major
+            let whole = try await BeacondRun(["doctor", "--config", try station.config(extra: "region = \(uuid)")])
+            #expect(
+                Self.line(whole, "registry").hasPrefix(
+                    "ok    registry: http://127.0.0.1:\(station.registry.port) answered with 2 missing bikes"),
+                "\(whole.stdout)")
+            #expect(!Self.line(whole, "configuration").contains("rotating"))
+        }
+    }
+
     @Test func aBadConfigurationAndAMissingKeyFail() async throws {
         let station = try await Station.start()
         try await withTeardown({ await station.stop() }) {

@@ -130,6 +130,19 @@ import Testing
             run.stdout.contains("configuration is good") && run.stdout.contains("file:///tmp/beacond-state/bikes.json"))
     }
 
+    @Test func aRegionNamingAMajorIsNotedAsMatchingNoRotatingBeacon() async throws {
+        let uuid = "21EECF71-D5C7-4A00-9B90-27C94B5146EA"
+        let named = try await BeacondRun(["check-config", "--config", "/dev/null", "--region", "\(uuid):1"])
+        #expect(named.status == 0)
+        #expect(
+            named.stdout.contains(
+                "note         region \(uuid):1 names major 1, so it can never match a rotating beacon (region = \(uuid) matches both)"
+            ), "\(named.stdout)")
+        let unnamed = try await BeacondRun(["check-config", "--config", "/dev/null", "--region", uuid])
+        #expect(unnamed.status == 0 && unnamed.stdout.contains("configuration is good"))
+        #expect(!unnamed.stdout.contains("note"))
+    }
+
     @Test func aNamedFileThatIsMissingIsAnError() async throws {
         let run = try await BeacondRun(["check-config", "--config", "/nonexistent/beacond.conf"])
         #expect(run.status == 78)

@@ -27,11 +27,13 @@ extension Doctor {
             return .fail(name, error.message, fix: "put the station's key in that file (one line), readable by root")
         }
         let answered: String
+        var unmatchable = 0
         switch await askRegistry(base: base, key: key) {
         case .success(.notModified):
             answered = "answered 304 (the cached list is current)"
         case .success(.list(let list, _)):
             answered = "answered with \(list.count) missing bikes"
+            unmatchable = list.statistics.rotatingOutsideRegions
         case .failure(let error):
             switch error.code {
             case .status(401), .status(403):
@@ -53,6 +55,19 @@ extension Doctor {
             }
         }
         let detail = "\(shown) \(answered); key from \(keySource) accepted"
+        return verdict(name, detail: detail, base: base, unmatchable: unmatchable)
+    }
+
+    /// An answered registry's line: a warning for a key sent in clear, or for rotating beacons no region admits.
+    private func verdict(_ name: String, detail: String, base: String, unmatchable: Int) -> DoctorCheck {
+        if unmatchable > 0 {
+            return .warn(
+                name,
+                "\(detail), but \(unmatchable) of them have rotating beacons, which use every major, and no configured "
+                    + "region admits their identities",
+                fix: "configure the region by its UUID alone (region = UUID in \(configurationPath)): fixed beacons "
+                    + "match as before")
+        }
         if RegistryAddress.sendsKeyInClear(base) {
             return .warn(
                 name, "\(detail), but over plain http, so the key crosses the network readable",

@@ -61,7 +61,9 @@ struct Doctor {
         let file =
             access(configurationPath, F_OK) == 0
             ? "\(configurationPath) is good" : "no \(configurationPath), the defaults are good"
-        let summary = "\(file): station \(configuration.stationID), backend \(configuration.backend.rawValue)"
+        let summary =
+            "\(file): station \(configuration.stationID), backend \(configuration.backend.rawValue)"
+            + RotatingBeaconNote.regionsNamingAMajor(configuration.regions).map { "; \($0)" }.joined()
         if configuration.stationID == Self.exampleStationID {
             return .warn(
                 name, "\(summary), but station-id is still the example's",
