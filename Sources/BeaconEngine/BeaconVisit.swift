@@ -23,6 +23,8 @@ struct BeaconVisit: Sendable {
     /// beacon's identity, the bike whose visit its adverts go to.
     var bikeID: String?
     var route = VisitRoute.unresolved
+    /// Where its bike's visit was last found (`BikeVisitTable`); -1 before.
+    var bikeSlot: Int32 = -1
 
     init(region: Int, advert: BeaconAdvert, at now: EngineTime) {
         self.region = region

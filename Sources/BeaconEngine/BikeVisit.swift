@@ -7,10 +7,12 @@ import BeaconWire
 /// names the visit's sightings; `heard` is the identity heard last, which each sighting carries so the registry can
 /// verify that the bike advertised it at the sighting's time.
 struct BikeVisit: Sendable {
+    let bikeID: String
     var visit: BeaconVisit
     private(set) var heard: BeaconIdentity
 
-    init(region: Int, advert: BeaconAdvert, at now: EngineTime) {
+    init(bikeID: String, region: Int, advert: BeaconAdvert, at now: EngineTime) {
+        self.bikeID = bikeID
         visit = BeaconVisit(region: region, advert: advert, at: now)
         heard = visit.beacon
     }
@@ -20,7 +22,7 @@ struct BikeVisit: Sendable {
         heard = BeaconIdentity(uuid: advert.beacon.uuid, major: advert.beacon.major, minor: advert.beacon.minor)
     }
 
-    func sighting(_ report: SightingPolicy.Report, bikeID: String, station: String) -> Sighting {
+    func sighting(_ report: SightingPolicy.Report, station: String) -> Sighting {
         var sighting = visit.sighting(report, bikeID: bikeID, station: station)
         sighting.beacon = heard
         return sighting
@@ -33,6 +35,7 @@ enum VisitRoute: UInt8, Sendable {
     case unresolved
     /// A fixed beacon: the visit reports its own sightings.
     case beacon
-    /// One of a rotating beacon's identities: its bike's visit (`BikeVisit`, by `BeaconVisit.bikeID`) reports.
+    /// One of a rotating beacon's identities: its bike's visit (`BikeVisit`, by `BeaconVisit.bikeID` and
+    /// `bikeSlot`) reports.
     case bike
 }

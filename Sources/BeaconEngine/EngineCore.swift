@@ -11,8 +11,8 @@ struct EngineCore: Sendable {
 
     private var visits: [BeaconVisit] = []
     private var visitIndex: VisitIndex
-    /// Rotating beacons' bikes being heard, by bike id (`BikeVisit`).
-    private var bikeVisits: [String: BikeVisit] = [:]
+    /// Rotating beacons' bikes being heard (`BikeVisit`).
+    private var bikeVisits = BikeVisitTable()
     private var nextSweep: EngineTime
     private var stationLastHeard: (time: EngineTime, wall: CaptureTime)?
 
@@ -54,8 +54,8 @@ struct EngineCore: Sendable {
         }
         let isMissing = missing.contains(region: region, major: beacon.major, minor: beacon.minor)
         if isMissing, visits[position].route == .unresolved { resolveRoute(position, region: region) }
-        if visits[position].route == .bike, let bikeID = visits[position].bikeID {
-            observeBike(bikeID, region: region, advert: advert, missing: isMissing, at: now, into: &sightings)
+        if visits[position].route == .bike {
+            observeBike(position, advert: advert, missing: isMissing, at: now, into: &sightings)
             return
         }
         guard
@@ -82,23 +82,26 @@ struct EngineCore: Sendable {
         visits[position].bikeID = bike.id
     }
 
-    /// An advert of a rotating beacon's identity: its bike's visit hears it, and reports as a beacon's would.
+    /// An advert of a rotating beacon's identity (the visit at `position`): its bike's visit hears it, and reports
+    /// as a beacon's would.
     private mutating func observeBike(
-        _ bikeID: String, region: Int, advert: BeaconAdvert, missing isMissing: Bool, at now: EngineTime,
+        _ position: Int, advert: BeaconAdvert, missing isMissing: Bool, at now: EngineTime,
         into sightings: inout [Sighting]
     ) {
-        let interval = timing.reportInterval
-        let report: SightingPolicy.Report?
-        if let index = bikeVisits.index(forKey: bikeID) {
-            bikeVisits.values[index].hear(advert, at: now)
-            report = bikeVisits.values[index].visit.policy.heard(missing: isMissing, at: now, reportInterval: interval)
+        let bikeID = visits[position].bikeID ?? "?"
+        let slot: Int
+        if let open = bikeVisits.slot(of: bikeID, cached: visits[position].bikeSlot) {
+            slot = open
+            bikeVisits[slot].hear(advert, at: now)
         } else {
-            var visit = BikeVisit(region: region, advert: advert, at: now)
-            report = visit.visit.policy.heard(missing: isMissing, at: now, reportInterval: interval)
-            bikeVisits[bikeID] = visit
+            slot = bikeVisits.open(BikeVisit(bikeID: bikeID, region: visits[position].region, advert: advert, at: now))
         }
-        guard let report, let visit = bikeVisits[bikeID] else { return }
-        emit(visit.sighting(report, bikeID: bikeID, station: configuration.stationID), into: &sightings)
+        visits[position].bikeSlot = Int32(truncatingIfNeeded: slot)
+        guard
+            let report = bikeVisits[slot].visit.policy.heard(
+                missing: isMissing, at: now, reportInterval: timing.reportInterval)
+        else { return }
+        emit(bikeVisits[slot].sighting(report, station: configuration.stationID), into: &sightings)
     }
 
     private func regionIndex(of beacon: IBeacon) -> Int? {
@@ -118,13 +121,10 @@ struct EngineCore: Sendable {
             position -= 1
         }
         close(&gone, into: &sightings)
+        guard !bikeVisits.isEmpty else { return }
         let timing = timing
-        func left(_ visit: BikeVisit) -> Bool { now - visit.visit.lastSeen > visit.visit.exitTimeout(timing) }
-        // Checked first, so a sweep that closes nothing allocates nothing.
-        guard bikeVisits.values.contains(where: left) else { return }
-        let goneBikes = bikeVisits.filter { left($0.value) }
-        for id in goneBikes.keys { bikeVisits[id] = nil }
-        closeBikes(goneBikes, into: &sightings)
+        closeBikes(
+            bikeVisits.close { now - $0.visit.lastSeen > $0.visit.exitTimeout(timing) }, into: &sightings)
     }
 
     @usableFromInline
@@ -135,9 +135,7 @@ struct EngineCore: Sendable {
         swap(&gone, &visits)
         visitIndex.removeAll()
         close(&gone, into: &sightings)
-        var goneBikes: [String: BikeVisit] = [:]
-        swap(&goneBikes, &bikeVisits)
-        closeBikes(goneBikes, into: &sightings)
+        closeBikes(bikeVisits.close { _ in true }, into: &sightings)
     }
 
     mutating func replaceMissingSet(_ set: MissingBikeSet) {
@@ -147,12 +145,11 @@ struct EngineCore: Sendable {
         // A rotating beacon's bike no longer missing is listed no more, under any identity; its visit says nothing
         // more, as a fixed beacon's says nothing once the set says it was found. Its identity heard last is listed
         // while it is missing: the registry's window always holds the identity of the beacon's present.
-        for bikeID in Array(bikeVisits.keys) {
-            guard let visit = bikeVisits[bikeID],
-                !set.contains(region: visit.visit.region, major: visit.heard.major, minor: visit.heard.minor)
-            else { continue }
-            _ = bikeVisits[bikeID]?.visit.policy.heard(
-                missing: false, at: visit.visit.lastSeen, reportInterval: timing.reportInterval)
+        bikeVisits.updateEach { bike in
+            guard !set.contains(region: bike.visit.region, major: bike.heard.major, minor: bike.heard.minor) else {
+                return
+            }
+            _ = bike.visit.policy.heard(missing: false, at: bike.visit.lastSeen, reportInterval: timing.reportInterval)
         }
     }
 
@@ -210,12 +207,11 @@ struct EngineCore: Sendable {
     }
 
     /// Rotating beacons' bikes that left: an exit each that was being reported, in the same order as `close`.
-    private mutating func closeBikes(_ gone: [String: BikeVisit], into sightings: inout [Sighting]) {
+    private mutating func closeBikes(_ gone: [BikeVisit], into sightings: inout [Sighting]) {
         guard !gone.isEmpty else { return }
-        let ordered = gone.sorted { ($0.value.visit.lastSeenTime, $0.key) < ($1.value.visit.lastSeenTime, $1.key) }
-        for (bikeID, visit) in ordered {
+        for visit in gone.sorted(by: { ($0.visit.lastSeenTime, $0.bikeID) < ($1.visit.lastSeenTime, $1.bikeID) }) {
             guard let report = visit.visit.policy.left() else { continue }
-            emit(visit.sighting(report, bikeID: bikeID, station: configuration.stationID), into: &sightings)
+            emit(visit.sighting(report, station: configuration.stationID), into: &sightings)
         }
     }
 

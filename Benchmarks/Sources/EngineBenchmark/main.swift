@@ -27,6 +27,9 @@ func runBenchmarks(arguments: [String]) throws {
     var engineRun: Bench.EngineRun?
     let bench = Bench(adverts: adverts, capturePath: capturePath)
     var decodedReports: UInt64 = 0
+    let rotatingWorkload = RotatingWorkload()
+    var rotatingAllocations: UInt64 = 0
+    var rotatingSightings = (0, 0)
     func keep(_ name: String, _ value: Double) { best[name] = min(best[name] ?? .infinity, value) }
     for _ in 0..<iterations {
         keep("ring1", bench.ringSingleThread())
@@ -44,6 +47,12 @@ func runBenchmarks(arguments: [String]) throws {
         let pipeline = bench.ringAndEngine(throughRing: true)
         keep("pipeline", pipeline.seconds)
         engineRun = pipeline
+        let fixedRun = bench.engine(with: rotatingWorkload.fixed, heard: rotatingWorkload.heardWithFixed)
+        let rotatingRun = bench.engine(with: rotatingWorkload.rotating, heard: rotatingWorkload.heardWithRotating)
+        keep("fixed10k", fixedRun.seconds)
+        keep("rotating10k", rotatingRun.seconds)
+        rotatingAllocations = max(rotatingAllocations, rotatingRun.allocations, fixedRun.allocations)
+        rotatingSightings = (fixedRun.sightings, rotatingRun.sightings)
         let (decode, reports) = try bench.decodeCapture()
         keep("decode", decode)
         decodedReports = reports
@@ -79,6 +88,20 @@ func runBenchmarks(arguments: [String]) throws {
     print(String(format: "  resident memory after warm-up %.1f MiB, at the end %.1f MiB (%+d KiB over %d adverts)",
                  Double(run.residentAfterWarmUp) / 1_048_576, Double(run.residentAtEnd) / 1_048_576, growth / 1024, adverts))
     print("  allocations after warm-up: \(run.steadyAllocations)")
+
+    print("")
+    let steady = adverts - adverts / 4
+    let fixedNs = best["fixed10k"]! * 1e9 / Double(steady)
+    let rotatingNs = best["rotating10k"]! * 1e9 / Double(steady)
+    print("engine, 10,000 missing bikes, region without a major, 4,096 beacons heard (256 of them missing)")
+    print(String(format: "  as 10,000 fixed beacons                            %6.1f ns/advert", fixedNs))
+    print(String(format: "  as 10,000 rotating beacons (170,000 identities)    %6.1f ns/advert  (%.2fx the fixed; goal ≤ 1.2)",
+                 rotatingNs, rotatingNs / fixedNs))
+    print("  sightings: \(rotatingSightings.0) fixed, \(rotatingSightings.1) rotating; allocations after warm-up: \(rotatingAllocations)")
+    if rotatingAllocations > 0 { fail("the engine allocated \(rotatingAllocations) times per run with 10,000 bikes") }
+    if rotatingSightings.0 == 0 || rotatingSightings.0 != rotatingSightings.1 {
+        fail("the fixed and rotating runs made \(rotatingSightings.0) and \(rotatingSightings.1) sightings")
+    }
 
     if run.steadyAllocations > 0 { fail("the engine allocated \(run.steadyAllocations) times in its steady state") }
     if growth > 1_048_576 { fail("resident memory grew by \(growth / 1024) KiB after warm-up") }
