@@ -17,7 +17,7 @@ import Testing
 /// beside it (CI's sanitizer step of b2002d6: MQTT and TLS tests past their minute, HTTP deadlines missed), so this
 /// suite sits out the sanitizer step with the load tests; it runs in the plain step on every commit.
 @Suite(
-    .disabled(if: ProcessInfo.processInfo.environment["BEACOND_LOAD_TESTS"] == "off"), .timeLimit(.minutes(20)))
+    .disabled(if: LoadTests.areOff), .timeLimit(.minutes(20)))
 struct AddedSinkTests {
     /// Keeps every sighting it is given, once it is opened: until then it holds its line, as a broker that is away
     /// does.

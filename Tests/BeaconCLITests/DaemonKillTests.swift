@@ -9,7 +9,7 @@ import Testing
 /// Not run in `.ci/run`'s sanitizer step (BEACOND_LOAD_TESTS=off): there its fifty sanitized `beacond` starts took both
 /// cores of a slower machine for minutes, and the suites beside it waited out their deadlines (the ThreadSanitizer step
 /// of defec63: the poster, the outbox upgrade and PostgreSQL's connections). It runs in the plain step on every commit.
-@Suite(.disabled(if: ProcessInfo.processInfo.environment["BEACOND_LOAD_TESTS"] == "off"), .timeLimit(.minutes(20)))
+@Suite(.disabled(if: LoadTests.areOff), .timeLimit(.minutes(20)))
 struct DaemonKillTests {
     @Test func killedFiftyTimesTheDaemonStillDeliversEverySightingUnderOneID() async throws {
         let cafe = try await CafeRun.start("beacond-kill")

@@ -10,7 +10,7 @@ import Testing
 /// started again took both cores of a slower machine for minutes, and the suites beside it waited out their deadlines
 /// (the ThreadSanitizer step of defec63: the poster, the outbox upgrade and PostgreSQL's connections). It runs in the
 /// plain step on every commit.
-@Suite(.disabled(if: ProcessInfo.processInfo.environment["BEACOND_LOAD_TESTS"] == "off"), .timeLimit(.minutes(20)))
+@Suite(.disabled(if: LoadTests.areOff), .timeLimit(.minutes(20)))
 struct OutboxCrashTests {
     static let child = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         .deletingLastPathComponent().appendingPathComponent("OutboxCrashChild")

@@ -18,7 +18,7 @@ import Testing
     /// In `.ci/run`'s sanitizer step (BEACOND_LOAD_TESTS=off), a sparser set, as the load tests are left out there:
     /// even a tenth of the cuts held one of CI's two cores for the whole instrumented run (254 s, defec63's code), and
     /// the suites whose subject is a deadline missed theirs. The plain step, on every commit, has the full set.
-    static let sparse = ProcessInfo.processInfo.environment["BEACOND_LOAD_TESTS"] == "off"
+    static let sparse = LoadTests.areOff
 
     static func cuts(count: Int) -> [Int] {
         let (head, tail) = sparse ? (512, 64) : (4_096, 512)

@@ -92,7 +92,7 @@ import Testing
     /// of e6f7ec9's CI run took 1.1 s, the rest 29 to 69 ms, while the server was still accepting the crowd's queue.
     /// A speed, so not run in `.ci/run`'s sanitizer step (BEACOND_LOAD_TESTS=off), where 2,000 connections against a
     /// sanitized server starved the PostgreSQL tests beside it; it runs in the plain step on every commit.
-    @Test(.disabled(if: ProcessInfo.processInfo.environment["BEACOND_LOAD_TESTS"] == "off"))
+    @Test(.disabled(if: LoadTests.areOff))
     func aNewClientIsAnsweredBesideTwoThousandIdleAndAHundredSlowConnections() async throws {
         let directory = try TemporaryDirectory("bike-registry-connections")
         defer { directory.remove() }

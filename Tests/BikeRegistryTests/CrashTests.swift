@@ -12,7 +12,7 @@ import Testing
 /// their databases took both cores of a slower machine for minutes, and the suites beside it waited out their deadlines
 /// (the ThreadSanitizer step of defec63: the poster, the outbox upgrade and PostgreSQL's connections). It runs in the
 /// plain step on every commit.
-@Suite(.disabled(if: ProcessInfo.processInfo.environment["BEACOND_LOAD_TESTS"] == "off"), .timeLimit(.minutes(20)))
+@Suite(.disabled(if: LoadTests.areOff), .timeLimit(.minutes(20)))
 struct CrashTests {
     @Test(arguments: StoreKind.allCases) func killedTwentyTimesItLosesNoAcknowledgedSightingAndNoNotification(
         store kind: StoreKind

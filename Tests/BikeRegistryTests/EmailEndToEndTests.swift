@@ -20,7 +20,7 @@ import Glibc
 /// (CI's ThreadSanitizer step of 6daef60: a revocation past 3 s, a poster's 60 s), as the browser journey's did; so it
 /// is not run in `.ci/run`'s sanitizer step (BEACOND_LOAD_TESTS=off), where EmailTests and MailRelayTests run the
 /// same code in-process. It runs in the plain step on every commit.
-@Suite(.disabled(if: ProcessInfo.processInfo.environment["BEACOND_LOAD_TESTS"] == "off"), .timeLimit(.minutes(20)))
+@Suite(.disabled(if: LoadTests.areOff), .timeLimit(.minutes(20)))
 struct EmailEndToEndTests {
     @Test func aCafeReplayMailsEachOwnerOncePerVisitThroughARelayOutageAndACrash() async throws {
         let directory = try TemporaryDirectory("bike-registry-mail-e2e")
@@ -147,7 +147,7 @@ struct EmailEndToEndTests {
 /// A relay that refuses the registry's password: one clear line in the log however often mail is tried, the server
 /// serving on, and `check-mail` failing with the reason (and passing with the right password). Processes, as
 /// EmailEndToEndTests, so in the plain step only.
-@Suite(.disabled(if: ProcessInfo.processInfo.environment["BEACOND_LOAD_TESTS"] == "off"), .timeLimit(.minutes(20)))
+@Suite(.disabled(if: LoadTests.areOff), .timeLimit(.minutes(20)))
 struct MailRelayPasswordTests {
     @Test func aWrongPasswordIsOneClearLineAndAFailingCheckNotACrashLoop() async throws {
         let directory = try TemporaryDirectory("bike-registry-mail-password")

@@ -16,7 +16,7 @@ import Testing
 /// (CI's ThreadSanitizer step of c5333a6: "Connect timeout (5 s)"); so it is not run in `.ci/run`'s sanitizer step
 /// (BEACOND_LOAD_TESTS=off), where MailRelayTests runs the mail module's threads and libcurl. It runs in the plain
 /// step on every commit.
-@Suite(.disabled(if: ProcessInfo.processInfo.environment["BEACOND_LOAD_TESTS"] == "off"), .timeLimit(.minutes(20)))
+@Suite(.disabled(if: LoadTests.areOff), .timeLimit(.minutes(20)))
 struct EmailTests {
     static let publicURL = "https://bikes.example.org"
     static let from = MailSender("FindMyBike <noreply@bikes.example.org>")!

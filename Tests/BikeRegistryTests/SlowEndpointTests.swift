@@ -13,7 +13,7 @@ import Testing
 ///
 /// A speed, so not run in `.ci/run`'s sanitizer step (BEACOND_LOAD_TESTS=off), where its load starved the PostgreSQL
 /// tests beside it; it runs in the plain step on every commit.
-@Suite(.disabled(if: ProcessInfo.processInfo.environment["BEACOND_LOAD_TESTS"] == "off"), .timeLimit(.minutes(20)))
+@Suite(.disabled(if: LoadTests.areOff), .timeLimit(.minutes(20)))
 struct SlowEndpointTests {
     @Test(arguments: StoreKind.allCases) func eightTricklingEndpointsDoNotDelayANinthOwner(store: StoreKind)
         async throws

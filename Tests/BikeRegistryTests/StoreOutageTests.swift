@@ -14,7 +14,7 @@ import Testing
 /// Its subject is the server's own 5 s deadline, so it is a time, and not run in `.ci/run`'s sanitizer step
 /// (BEACOND_LOAD_TESTS=off): there, with the whole suite instrumented beside it, the setup's own PostgreSQL requests
 /// waited past 5 s (CI's ThreadSanitizer step of 882a319). It runs in the plain step on every commit.
-@Suite(.disabled(if: ProcessInfo.processInfo.environment["BEACOND_LOAD_TESTS"] == "off"), .timeLimit(.minutes(20)))
+@Suite(.disabled(if: LoadTests.areOff), .timeLimit(.minutes(20)))
 struct StoreOutageTests {
     @Test func aDatabaseThatRefusesConnectionsIsA503UntilItIsBack() async throws {
         let directory = try TemporaryDirectory("bike-registry-outage")
