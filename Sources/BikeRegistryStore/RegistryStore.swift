@@ -81,6 +81,11 @@ public protocol RegistryStore: Sendable {
     /// Withdraws the beacon: its code claims nothing from now on. A bike registered with it stays. False when no
     /// unrevoked beacon has that identity.
     func revokeBeacon(uuid: String, major: Int, minor: Int, now: Date) async throws -> Bool
+    /// Adds rotating beacons (issued, or imported with their keys), all or none: throws naming the first whose id is
+    /// taken or whose code is another beacon's, fixed or rotating.
+    func addRotatingBeacons(_ beacons: [NewRotatingBeacon], now: Date) async throws
+    /// Every rotating beacon, by region and id; never a key.
+    func rotatingBeacons() async throws -> [ProvisionedRotatingBeacon]
     /// Registers a bike on the beacon whose code has this hash (`ClaimCode.hash`) if that beacon is issued, not
     /// revoked, held by no bike and matches what the owner gave; `.claimRefused` otherwise, whichever it is.
     func claim(codeHash: String, matching: BeaconMatch, bike: BikeDescription, now: Date) async throws

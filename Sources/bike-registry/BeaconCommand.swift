@@ -28,23 +28,46 @@ struct BeaconCommand: AsyncParsableCommand {
             discussion: """
                 Minors are the lowest from --first-minor that no bike and no beacon holds. The CSV \
                 (uuid,major,minor,claim_code) is for programming the beacons and printing their labels; the codes are \
-                not stored, only their hashes, so keep it until the labels are printed and then destroy it.
+                not stored, only their hashes, so keep it until the labels are printed and then destroy it. \
+                With --rotating, beacons whose identity changes every --period seconds under a key of their own \
+                (docs/rotating-beacon.md): the CSV is uuid,claim_code,key,period, the key 32 hex digits for programming \
+                the beacon; the registry keeps each key sealed under --key-file's, and never shows it again.
                 """)
 
-        @Option(help: "The beacons' region, UUID:MAJOR.") var region: BeaconArgument
+        @Option(
+            help: "The beacons' region: UUID:MAJOR, or with --rotating UUID alone (their identities use every major).")
+        var region: String
         @Option(help: "How many beacons to make (1 to 65536).") var count: Int
         @Option(help: "The lowest minor to use.") var firstMinor = 1
+        @Flag(help: "Rotating beacons, each with a key of its own.") var rotating = false
+        @Option(help: "With --rotating: seconds per identity (1 to 86400).") var period = NewRotatingBeacon
+            .defaultPeriod
         @Option(help: "Write the CSV to this new file (created for its owner alone) rather than standard output.")
         var csv: String?
+        @OptionGroup var keys: BeaconKeyFileOption
         @OptionGroup var database: DatabaseOption
 
         func validate() throws {
-            guard region.minor == nil else { throw ValidationError("--region is UUID:MAJOR, with no minor") }
             guard (1...65536).contains(count) else { throw ValidationError("--count is 1 to 65536") }
             guard (0...65535).contains(firstMinor) else { throw ValidationError("--first-minor is 0 to 65535") }
+            if rotating {
+                guard UUID(uuidString: region) != nil else {
+                    throw ValidationError(
+                        "with --rotating, --region is a UUID alone: rotating identities use every major")
+                }
+                guard NewRotatingBeacon.periods.contains(period) else {
+                    throw ValidationError("--period is 1 to 86400 seconds")
+                }
+            } else {
+                guard let parsed = BeaconArgument(argument: region), parsed.minor == nil else {
+                    throw ValidationError("--region is UUID:MAJOR, with no minor")
+                }
+            }
         }
 
         func run() async throws {
+            if rotating { return try await issueRotating() }
+            let region = BeaconArgument(argument: self.region)!
             // The file is made before anything is issued: codes issued and then not written could claim nothing.
             let output = try csv.map(BeaconCommand.newFile) ?? FileHandle.standardOutput
             let codes = (0..<count).map { _ in ClaimCode.generate() }
@@ -76,16 +99,21 @@ struct BeaconCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Add beacons programmed elsewhere, with their claim codes, all or none.",
             discussion: """
-                FILE (or - for standard input) is CSV with the header uuid,major,minor,claim_code, as `issue` prints it. \
+                FILE (or - for standard input) is CSV with the header uuid,major,minor,claim_code, as `issue` prints it, \
+                or uuid,claim_code,key,period for rotating beacons, as `issue --rotating` prints it (their keys sealed \
+                under --key-file's). \
                 A code has at least 10 Crockford base32 digits (50 bits); case, dashes and spaces are ignored. A line \
                 that cannot be added stops the import and nothing is added.
                 """)
 
         @Argument(help: "The CSV file; - for standard input.") var file: String
+        @OptionGroup var keys: BeaconKeyFileOption
         @OptionGroup var database: DatabaseOption
 
         func run() async throws {
-            let beacons = try BeaconCSV.read(try CommandOutput.readInput(file), name: file)
+            let text = try CommandOutput.readInput(file)
+            if BeaconCSV.lines(text).first == RotatingBeaconCSV.header { return try await importRotating(text) }
+            let beacons = try BeaconCSV.read(text, name: file)
             do {
                 try await database.with { try await $0.importBeacons(beacons, now: Date()) }
             } catch let error as RegistryStoreError {
@@ -121,7 +149,21 @@ struct BeaconCommand: AsyncParsableCommand {
                     )
                 }
             }
-            if beacons.isEmpty && !json {
+            let rotating = try await database.with { try await $0.rotatingBeacons() }
+            for beacon in rotating {
+                let issued = ISOTime.format(beacon.issuedAt)
+                if json {
+                    try CommandOutput.printJSONLine([
+                        "uuid": beacon.uuid, "rotating": true, "id": beacon.id, "period": beacon.period,
+                        "state": beacon.state.rawValue, "issuedAt": issued,
+                    ])
+                } else {
+                    print(
+                        "\(beacon.uuid) rotating \(beacon.id) every \(beacon.period) s  \(beacon.state.rawValue)  issued \(issued)"
+                    )
+                }
+            }
+            if beacons.isEmpty && rotating.isEmpty && !json {
                 print("no beacons; make some with `bike-registry beacons issue --region UUID:MAJOR --count N`")
             }
         }
@@ -161,14 +203,22 @@ struct BeaconCommand: AsyncParsableCommand {
 
 /// `beacons import`'s CSV: the header `uuid,major,minor,claim_code`, then one beacon a line.
 enum BeaconCSV {
-    static func read(_ text: String, name: String) throws -> [NewBeacon] {
-        // By Character: "\r\n" is one, a newline, as a spreadsheet writes it.
+    /// The file's lines, trimmed, without the empty ones at its end. By Character: "\r\n" is one, a newline, as a
+    /// spreadsheet writes it.
+    static func lines(_ text: String) -> [String] {
         var lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map {
             $0.trimmingCharacters(in: .whitespacesAndNewlines)
         }
         while lines.last?.isEmpty == true { lines.removeLast() }
+        return lines
+    }
+
+    static func read(_ text: String, name: String) throws -> [NewBeacon] {
+        let lines = lines(text)
         guard lines.first == BeaconCommand.header else {
-            throw ValidationError("\(name): the first line must be \(BeaconCommand.header)")
+            throw ValidationError(
+                "\(name): the first line must be \(BeaconCommand.header), or \(RotatingBeaconCSV.header) for rotating beacons"
+            )
         }
         var beacons: [NewBeacon] = []
         for (index, line) in lines.enumerated().dropFirst() where !line.isEmpty {

@@ -47,7 +47,10 @@ extension PostgresRegistryStore {
                 {
                     throw RegistryStoreError("beacon \(BeaconMinors.name(beacon)) is a registered bike's")
                 }
-                if try await exists("SELECT 1 FROM beacon WHERE codeHash = \(beacon.codeHash)") {
+                let hash = beacon.codeHash
+                if try await exists(
+                    "SELECT 1 FROM beacon WHERE codeHash = \(hash) UNION SELECT 1 FROM rotatingBeacon WHERE codeHash = \(hash)"
+                ) {
                     throw RegistryStoreError("beacon \(BeaconMinors.name(beacon)): its claim code is another beacon's")
                 }
                 try await connection.query(

@@ -41,8 +41,11 @@ extension SQLiteRegistryStore {
                 {
                     throw RegistryStoreError("beacon \(BeaconMinors.name(beacon)) is a registered bike's")
                 }
-                if try Bool.fetchOne(db, sql: "SELECT 1 FROM beacon WHERE codeHash = ?", arguments: [beacon.codeHash])
-                    == true
+                if try Bool.fetchOne(
+                    db,
+                    sql:
+                        "SELECT 1 FROM beacon WHERE codeHash = ? UNION SELECT 1 FROM rotatingBeacon WHERE codeHash = ?",
+                    arguments: [beacon.codeHash, beacon.codeHash]) == true
                 {
                     throw RegistryStoreError("beacon \(BeaconMinors.name(beacon)): its claim code is another beacon's")
                 }

@@ -1,0 +1,48 @@
+public import Foundation
+import GRDB
+
+extension SQLiteRegistryStore {
+    public func addRotatingBeacons(_ beacons: [NewRotatingBeacon], now: Date) async throws {
+        try await write { db in
+            for beacon in beacons {
+                if try Bool.fetchOne(db, sql: "SELECT 1 FROM rotatingBeacon WHERE id = ?", arguments: [beacon.id])
+                    == true
+                {
+                    throw RegistryStoreError("rotating beacon \(beacon.id) is provisioned already")
+                }
+                if try Bool.fetchOne(
+                    db,
+                    sql:
+                        "SELECT 1 FROM beacon WHERE codeHash = ? UNION SELECT 1 FROM rotatingBeacon WHERE codeHash = ?",
+                    arguments: [beacon.codeHash, beacon.codeHash]) == true
+                {
+                    throw RegistryStoreError("rotating beacon \(beacon.id): its claim code is another beacon's")
+                }
+                try db.execute(
+                    sql: """
+                        INSERT INTO rotatingBeacon (id, uuid, period, sealedKey, codeHash, issuedAt)
+                        VALUES (?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [
+                        beacon.id, beacon.uuid, beacon.period, beacon.sealedKey, beacon.codeHash, Self.seconds(now),
+                    ])
+            }
+        }
+    }
+
+    public func rotatingBeacons() async throws -> [ProvisionedRotatingBeacon] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT id, uuid, period, issuedAt, revokedAt IS NOT NULL, bikeId IS NOT NULL
+                    FROM rotatingBeacon ORDER BY uuid, id
+                    """
+            ).map { row in
+                ProvisionedRotatingBeacon(
+                    id: row[0], uuid: row[1], period: row[2],
+                    state: BeaconMinors.state(revoked: row[4], claimed: row[5]), issuedAt: Self.date(row[3]))
+            }
+        }
+    }
+}
