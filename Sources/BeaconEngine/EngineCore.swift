@@ -145,11 +145,12 @@ struct EngineCore: Sendable {
         // A rotating beacon's bike no longer missing is listed no more, under any identity; its visit says nothing
         // more, as a fixed beacon's says nothing once the set says it was found. Its identity heard last is listed
         // while it is missing: the registry's window always holds the identity of the beacon's present.
+        let interval = timing.reportInterval
         bikeVisits.updateEach { bike in
             guard !set.contains(region: bike.visit.region, major: bike.heard.major, minor: bike.heard.minor) else {
                 return
             }
-            _ = bike.visit.policy.heard(missing: false, at: bike.visit.lastSeen, reportInterval: timing.reportInterval)
+            _ = bike.visit.policy.heard(missing: false, at: bike.visit.lastSeen, reportInterval: interval)
         }
     }
 
