@@ -28,7 +28,9 @@ public enum AdvertisingData {
     /// rank, where the first iBeacon's body is) and moves a raw pointer through the data: each structure's length
     /// is checked against the data's end before any of its bytes are read. The `IBeacon` is built once: at
     /// once for the canonical advert, returning there rather than falling through to the end (the canonical
-    /// advert is most of what a café hears, so its path is the one kept shortest), otherwise after the walk.
+    /// advert is most of what a café hears, so its path is the one kept shortest), otherwise after the walk. The
+    /// walk's loops stay inline: the service-UUID loop moved to a helper that returned at the first match (issue
+    /// 40's split) made the decode benchmark 10 % slower on an AMD EPYC, 1.37x the C loop against 1.24x.
     @inlinable @inline(__always)
     public static func summarize(_ data: UnsafeRawBufferPointer) -> AdvertisingDataSummary {
         var summary = AdvertisingDataSummary()
@@ -80,9 +82,22 @@ public enum AdvertisingData {
             } else if type == serviceData16 {
                 if bodyCount >= 2, u16(body) == eddystoneServiceUUID { rank = min(rank, Rank.eddystone) }
             } else if type == incompleteServiceUUIDs16 || type == completeServiceUUIDs16 {
-                if listsEddystone(from: body, to: next) { rank = min(rank, Rank.eddystone) }
+                var uuid = body
+                while uuid + 1 < next {
+                    if u16(uuid) == eddystoneServiceUUID { rank = min(rank, Rank.eddystone) }
+                    uuid += 2
+                }
             }
         }
+        return finished(rank: rank, bad: bad, malformed: malformed, beaconAt: beaconAt)
+    }
+
+    /// The walk's findings as a summary, the iBeacon built from the first one's body.
+    @inlinable @inline(__always)
+    static func finished(rank: UInt8, bad: Bool, malformed: Bool, beaconAt: UnsafeRawPointer?)
+        -> AdvertisingDataSummary
+    {
+        var summary = AdvertisingDataSummary()
         summary.kind = Rank.kind(rank)
         summary.hadBadStructure = bad
         summary.hadMalformedIBeacon = malformed
@@ -94,17 +109,6 @@ public enum AdvertisingData {
     @inlinable @inline(__always)
     static func iBeacon(at body: UnsafeRawPointer) -> IBeacon {
         IBeacon(uncheckedManufacturerData: UnsafeRawBufferPointer(start: body, count: IBeacon.manufacturerDataLength))
-    }
-
-    /// Whether a list of 16-bit service UUIDs, from `body` to `end`, has Eddystone's.
-    @inlinable @inline(__always)
-    static func listsEddystone(from body: UnsafeRawPointer, to end: UnsafeRawPointer) -> Bool {
-        var uuid = body
-        while uuid + 1 < end {
-            if u16(uuid) == eddystoneServiceUUID { return true }
-            uuid += 2
-        }
-        return false
     }
 
     /// The advert every iBeacon sends, 30 bytes: flags (`02 01 xx`, any value), then Apple's 26-byte manufacturer
