@@ -48,7 +48,9 @@ import Testing
                         "--station-id", "ace-cafe",
                         "--latitude", "0", "--longitude", "0", "--config", directory.file("empty.conf"),
                     ], logDirectory: directory.path, name: "beacond")
-                #expect(await station.waitForExit(seconds: 120) == 0, "beacond:\n\(station.stderr)")
+                #expect(
+                    await station.waitForExit(seconds: 120) == 0,
+                    "beacond:\n\(station.stderr)\nregistry:\n\(server.stderr.suffix(6000))")
 
                 // The ground truth's visits: an enter and an exit each.
                 let truth = try String(contentsOfFile: Self.groundTruth, encoding: .utf8).split(separator: "\n").map {
