@@ -22,7 +22,7 @@ public enum Secrets {
         hex(SHA256.hash(data: Data(token.utf8)))
     }
 
-    static func hex(_ bytes: some Sequence<UInt8>) -> String {
+    public static func hex(_ bytes: some Sequence<UInt8>) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
         text.reserveCapacity(64)

@@ -50,7 +50,7 @@ enum RotatingBeaconCSV {
         let beacon = NewRotatingBeacon(
             id: id, uuid: uuid, period: period, sealedKey: sealer.seal(key, beacon: id),
             codeHash: ClaimCode.hash(code)!)
-        return (beacon, "\(beacon.uuid),\(code),\(hex(key)),\(period)")
+        return (beacon, "\(beacon.uuid),\(code),\(Secrets.hex(key)),\(period)")
     }
 
     /// The rows of a rotating beacons' CSV (its header checked by the caller), each key sealed under `sealer`.
@@ -69,7 +69,7 @@ enum RotatingBeaconCSV {
                     "\(place): the claim code is not \(ClaimCode.minimumDigits) to \(ClaimCode.maximumDigits) Crockford base32 digits"
                 )
             }
-            guard let key = bytes(hex: fields[2]), key.count == 16 else {
+            guard let key = BeaconKeySealer.bytes(hex: Array(fields[2].utf8)), key.count == 16 else {
                 throw ValidationError("\(place): the key is not 32 hex digits (128 bits)")
             }
             guard let period = Int(fields[3]), NewRotatingBeacon.periods.contains(period) else {
@@ -82,22 +82,6 @@ enum RotatingBeaconCSV {
                     codeHash: hash))
         }
         return beacons
-    }
-
-    static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
-
-    static func bytes(hex text: String) -> [UInt8]? {
-        let digits = Array(text.utf8)
-        let hexDigits = Set("0123456789abcdefABCDEF".utf8)
-        guard digits.count.isMultiple(of: 2), digits.allSatisfy(hexDigits.contains) else { return nil }
-        var bytes: [UInt8] = []
-        for index in stride(from: 0, to: digits.count, by: 2) {
-            guard let byte = UInt8(String(decoding: digits[index..<index + 2], as: UTF8.self), radix: 16) else {
-                return nil
-            }
-            bytes.append(byte)
-        }
-        return bytes
     }
 }
 

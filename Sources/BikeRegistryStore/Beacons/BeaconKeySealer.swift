@@ -59,7 +59,8 @@ public struct BeaconKeySealer: Sendable {
         return Array(opened)
     }
 
-    static func bytes(hex: [UInt8]) -> [UInt8]? {
+    /// Hex digits (either case) as bytes; nil for an odd count or a digit that is not hex.
+    public static func bytes(hex: [UInt8]) -> [UInt8]? {
         func value(_ digit: UInt8) -> UInt8? {
             switch digit {
             case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
