@@ -288,6 +288,9 @@ struct OwnerBike: Encodable {
     var uuid: String
     var major: Int
     var minor: Int
+    /// A rotating beacon's id (docs/rotating-beacon.md); its bike then has no lasting UUID, major or minor, and
+    /// those three are null.
+    var rotatingBeacon: String?
     var make: String
     var model: String
     var colour: String
@@ -323,6 +326,7 @@ struct OwnerBike: Encodable {
         uuid = bike.uuid
         major = bike.major
         minor = bike.minor
+        rotatingBeacon = bike.isRotating ? bike.uuid : nil
         make = bike.make
         model = bike.model
         colour = bike.colour
@@ -340,9 +344,10 @@ struct OwnerBike: Encodable {
             try container.encode(value, forKey: AnyKey(stringValue: name))
         }
         try put(id, "id")
-        try put(uuid, "uuid")
-        try put(major, "major")
-        try put(minor, "minor")
+        try put(rotatingBeacon == nil ? uuid : nil, "uuid")
+        try put(rotatingBeacon == nil ? major : nil, "major")
+        try put(rotatingBeacon == nil ? minor : nil, "minor")
+        try put(rotatingBeacon, "rotatingBeacon")
         try put(make, "make")
         try put(model, "model")
         try put(colour, "colour")

@@ -21,13 +21,14 @@ public enum RegistryApplication {
         let refreshes = StationRefreshLog(
             database: database, interval: configuration.refreshWriteInterval, logger: logger)
         let snapshot = RegistrySnapshot(
-            database: database, interval: configuration.snapshotInterval, logger: logger, encode: StationRoutes.encode)
+            database: database, interval: configuration.snapshotInterval, logger: logger,
+            sealer: configuration.beaconKeys, now: configuration.now, encode: StationRoutes.encode)
         router.add(middleware: RequestLog(logger: logger))
         router.add(middleware: StoreUnavailable(logger: logger))
         router.add(middleware: MethodNotAllowed())
         let stations = StationRoutes(
             database: database, limiter: RateLimiter(perMinute: configuration.requestsPerMinute), doorbell: doorbell,
-            refreshes: refreshes, snapshot: snapshot)
+            refreshes: refreshes, snapshot: snapshot, now: configuration.now)
         stations.add(to: router)
         // The API and the pages share their limits: a page is no way around the API's.
         let registrations = RegistrationLimits(

@@ -26,6 +26,9 @@ public struct RegistryServerConfiguration: Sendable {
     public var abuseReportsPerDay = 5
     /// The registry's clock for its time rules (the wrong-code window): the tests' is a manual one.
     public var now: @Sendable () -> Date = { Date() }
+    /// Opens the rotating beacons' keys (`--key-file`), to list missing rotating bikes and verify their sightings;
+    /// nil lists none of them, and leaves their sightings unverified.
+    public var beaconKeys: BeaconKeySealer?
     /// Registrations per network (an IPv4 address, an IPv6 /64) per minute.
     public var registrationsPerMinute: Int
     /// Registrations from everyone together per minute.

@@ -1,4 +1,5 @@
 import BikeRegistryStore
+import Foundation
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -11,10 +12,31 @@ import Synchronization
 /// a key just added is taken at once (a key not in memory is looked up), and a change this server makes to the list
 /// is served at once (`listChanged`).
 final class RegistrySnapshot: Service {
-    /// The missing list as `GET /bikes` sends it, and the version it was read at (its ETag).
+    /// The missing list as `GET /bikes` sends it, the version it was read at and, for a list with rotating bikes,
+    /// the listing's start and end (`RotatingListing`): its ETag names both.
     struct List: Sendable {
         var version: Int64
+        /// When the rotating bikes' identities began and stop being the current ones; nil for a list without any.
+        var start: Int64?
+        var end: Int64?
         var body: ByteBuffer
+
+        var etag: String { StationRoutes.etag(version, start: start) }
+
+        /// Whether this is the list at `version` for a request at `time`.
+        func isCurrent(version: Int64, at time: @autoclosure () -> Int64) -> Bool {
+            guard self.version >= version else { return false }
+            guard let end else { return true }
+            return time() < end
+        }
+    }
+
+    /// The bikes read at one version, with their rotating beacons' keys opened: re-encoded as windows move, read
+    /// again only when the version does.
+    private struct Read: Sendable {
+        var version: Int64
+        var bikes: [MissingBike]
+        var rotating: RotatingListing
     }
 
     private struct State {
@@ -23,21 +45,27 @@ final class RegistrySnapshot: Service {
         /// Every unrevoked station, by its key's hash.
         var stations: [String: Station] = [:]
         var list: List?
+        var read: Read?
     }
 
     private let database: any RegistryStore
     private let interval: Duration
     private let logger: Logger
-    private let encode: @Sendable ([MissingBike]) throws -> ByteBuffer
+    private let sealer: BeaconKeySealer?
+    private let now: @Sendable () -> Date
+    private let encode: @Sendable ([MissingBike], RotatingListing, Int64) throws -> ByteBuffer
     private let state = Mutex(State())
 
     init(
-        database: any RegistryStore, interval: Duration, logger: Logger,
-        encode: @escaping @Sendable ([MissingBike]) throws -> ByteBuffer
+        database: any RegistryStore, interval: Duration, logger: Logger, sealer: BeaconKeySealer? = nil,
+        now: @escaping @Sendable () -> Date = { Date() },
+        encode: @escaping @Sendable ([MissingBike], RotatingListing, Int64) throws -> ByteBuffer
     ) {
         self.database = database
         self.interval = interval
         self.logger = logger
+        self.sealer = sealer
+        self.now = now
         self.encode = encode
     }
 
@@ -79,17 +107,53 @@ final class RegistrySnapshot: Service {
         return state.withLock { $0.versions?.list } ?? 0
     }
 
-    /// The list at its current version, encoded once per version.
+    /// The list's ETag if memory holds the current list for this moment; nil when `list()` must be asked.
+    func heldETag() -> String? {
+        state.withLock { state in
+            guard let version = state.versions?.list, let list = state.list,
+                list.isCurrent(version: version, at: self.seconds())
+            else { return nil }
+            return list.etag
+        }
+    }
+
+    /// The list at its current version, encoded once per version and, with rotating bikes, once per window.
     func list() async throws -> List {
         let version = try await listVersion()
-        if let list = state.withLock({ $0.list }), list.version >= version { return list }
-        let (read, bikes) = try await database.missingBikes()
-        let list = List(version: read, body: try encode(bikes))
+        let time = seconds()
+        if let list = state.withLock({ $0.list }), list.isCurrent(version: version, at: time) { return list }
+        let read = try await self.read(version: version)
+        let list = List(
+            version: read.version, start: read.rotating.start(at: time), end: read.rotating.end(at: time),
+            body: try encode(read.bikes, read.rotating, time))
         state.withLock { state in
-            if (state.list?.version ?? .min) < read { state.list = list }
+            let held = state.list.map { ($0.version, $0.start ?? .min) } ?? (.min, .min)
+            if held < (list.version, list.start ?? .min) { state.list = list }
         }
         return list
     }
+
+    /// The current list's missing rotating bikes, their keys opened: what a sighting is verified against.
+    func rotatingListing() async throws -> RotatingListing {
+        try await read(version: try await listVersion()).rotating
+    }
+
+    private func read(version: Int64) async throws -> Read {
+        if let read = state.withLock({ $0.read }), read.version >= version { return read }
+        let (at, bikes) = try await database.missingBikes()
+        let read = Read(version: at, bikes: bikes, rotating: RotatingListing(bikes, sealer: sealer))
+        if !read.rotating.unopened.isEmpty {
+            logger.error(
+                "\(read.rotating.unopened.count) missing bikes' rotating beacons are not listed, and their sightings stay unverified: \(sealer == nil ? "serve has no --key-file (or credential beacon-key) to open their keys" : "their keys do not open with this --key-file")"
+            )
+        }
+        state.withLock { state in
+            if (state.read?.version ?? .min) < at { state.read = read }
+        }
+        return read
+    }
+
+    private func seconds() -> Int64 { Int64(now().timeIntervalSince1970.rounded(.down)) }
 
     /// This server changed the list: read the versions now rather than at the next look.
     func listChanged() async throws { try await refresh() }

@@ -15,11 +15,13 @@ final class StationRoutes: Sendable {
     let doorbell: Doorbell
     let refreshes: StationRefreshLog
     let snapshot: RegistrySnapshot
+    let now: @Sendable () -> Date
 
     init(
         database: any RegistryStore, limiter: RateLimiter<Int64>, doorbell: Doorbell, refreshes: StationRefreshLog,
-        snapshot: RegistrySnapshot
+        snapshot: RegistrySnapshot, now: @escaping @Sendable () -> Date = { Date() }
     ) {
+        self.now = now
         self.database = database
         self.limiter = limiter
         self.doorbell = doorbell
@@ -60,9 +62,8 @@ final class StationRoutes: Sendable {
     /// route must answer: a 200, an error to explain, a key to look up in the database. Both the route and
     /// `RefreshShortcut` (which answers on the connection's event loop, before the router) ask this.
     func notModified(query: FlatDictionary<Substring, Substring>, headers: HTTPFields) -> String? {
-        guard let condition = headers[.ifNoneMatch], let version = snapshot.heldListVersion() else { return nil }
+        guard let condition = headers[.ifNoneMatch], let etag = snapshot.heldETag() else { return nil }
         if let missing = query["missing"], missing != "true" && missing != "false" { return nil }
-        let etag = Self.etag(version)
         guard Self.matches(condition, etag) else { return nil }
         var found: Station?
         for key in Self.keys(query: query, headers: headers) where found == nil {
@@ -73,8 +74,11 @@ final class StationRoutes: Sendable {
         return etag
     }
 
-    /// The list's ETag at `version`.
-    static func etag(_ version: Int64) -> String { "\"m\(version)\"" }
+    /// The list's ETag at `version` and, for a list with rotating bikes, the moment its identities became the
+    /// current ones (`RotatingListing.start`): the list changes when the windows move.
+    static func etag(_ version: Int64, start: Int64? = nil) -> String {
+        start.map { "\"m\(version)-\($0)\"" } ?? "\"m\(version)\""
+    }
 
     /// The token of `Bearer TOKEN` (the scheme in any case, as RFC 9110 has it; spaces around the token dropped).
     /// On bytes: it is read on every request, and Foundation's split, lowercasing and trimming cost more than the key's hash.
@@ -101,14 +105,13 @@ final class StationRoutes: Sendable {
         refreshes.note(station, userAgent: request.headers[.userAgent])
         // The list is only ever the missing bikes, whatever `missing` says: a station has no use for the others, and
         // a list of every beacon would let anyone with a key follow bikes that are not stolen.
-        let etag = Self.etag(try await snapshot.listVersion())
-        if let match = request.headers[.ifNoneMatch], Self.matches(match, etag) {
-            return Response(status: .notModified, headers: [.eTag: etag])
-        }
         let list = try await snapshot.list()
+        if let match = request.headers[.ifNoneMatch], Self.matches(match, list.etag) {
+            return Response(status: .notModified, headers: [.eTag: list.etag])
+        }
         return Response(
             status: .ok,
-            headers: [.contentType: "application/json", .eTag: Self.etag(list.version), .cacheControl: "no-cache"],
+            headers: [.contentType: "application/json", .eTag: list.etag, .cacheControl: "no-cache"],
             body: .init(byteBuffer: list.body))
     }
 
@@ -123,12 +126,19 @@ final class StationRoutes: Sendable {
         return false
     }
 
-    /// `GET /bikes`'s body, encoded once per version of the list (`RegistrySnapshot`).
-    static func encode(_ bikes: [MissingBike]) throws -> ByteBuffer {
-        let listed = bikes.map {
-            ListedBike(
-                id: $0.id, beaconUUID: $0.uuid, beaconMajor: $0.major, beaconMinor: $0.minor, missing: true,
-                make: $0.make, model: $0.model, colour: $0.colour)
+    /// `GET /bikes`'s body, encoded once per version of the list (`RegistrySnapshot`) and, with rotating bikes,
+    /// once per window: each missing rotating bike with its identities at `time`. A rotating bike whose key the
+    /// server cannot open is left out (`RotatingListing.unopened`): its entry would match nothing.
+    static func encode(_ bikes: [MissingBike], rotating: RotatingListing, at time: Int64) throws -> ByteBuffer {
+        let listed = bikes.compactMap { bike -> ListedBike? in
+            var listed = ListedBike(
+                id: bike.id, beaconUUID: bike.uuid, beaconMajor: bike.major, beaconMinor: bike.minor, missing: true,
+                make: bike.make, model: bike.model, colour: bike.colour)
+            guard let beacon = bike.rotating else { return listed }
+            guard let identities = rotating.identities(bikeId: bike.id, at: time) else { return nil }
+            listed.beaconUUID = beacon.uuid
+            listed.beaconIdentities = identities
+            return listed
         }
         return ByteBuffer(bytes: try JSONBody.encoder.encode(listed))
     }
@@ -142,13 +152,34 @@ final class StationRoutes: Sendable {
         guard key.lowercased() == body.report.sightingId else {
             throw APIError.badRequest("Idempotency-Key differs from sightingId")
         }
-        switch try await database.record(body.report, from: station) {
+        var report = body.report
+        let verification = try await verify(&report)
+        switch try await database.record(report, from: station) {
         case .repeated:
-            return Self.receipt(body.report.sightingId, "repeat", status: .ok)
+            return Self.receipt(report.sightingId, "repeat", status: .ok)
         case .recorded(let notifications):
             if notifications > 0 { doorbell.ring() }
-            return Self.receipt(body.report.sightingId, "recorded", status: .created)
+            if case .verified(let learned, let offset) = verification, learned != offset,
+                try await database.learnClockOffset(bikeId: report.bikeId, offset: learned)
+            {
+                try await snapshot.listChanged()
+            }
+            return Self.receipt(report.sightingId, "recorded", status: .created)
         }
+    }
+
+    /// Verifies a missing rotating bike's sighting: the identity heard at its date (the time it was received, if
+    /// the station's clock is not believed) must be the bike's for an epoch within its window. Any other sighting of
+    /// a rotating beacon's bike is stored unverified (`VisitNotifications.unverified`).
+    private func verify(_ report: inout SightingReport) async throws -> RotatingListing.Verification {
+        let listing = try await snapshot.rotatingListing()
+        guard listing.beacons[report.bikeId] != nil else { return .notListed }
+        let date = StationClockCheck.checked(report, receivedAt: now()).date
+        let verification = listing.verify(
+            bikeId: report.bikeId, major: report.heardMajor, minor: report.heardMinor,
+            at: Int64(date.timeIntervalSince1970.rounded(.down)))
+        if case .verified = verification { report.verifiedRotating = true }
+        return verification
     }
 
     /// `{"result":…,"sightingId":…}` (docs/registry-api.yaml, SightingReceipt), written by hand: it is every post's answer.
@@ -172,10 +203,32 @@ struct ListedBike: Encodable {
     var beaconUUID: String
     var beaconMajor: Int
     var beaconMinor: Int
+    /// A rotating beacon's identities in its window, each [major, minor]; beaconMajor and beaconMinor are then left
+    /// out.
+    var beaconIdentities: [[Int]]?
     var missing: Bool
     var make: String
     var model: String
     var colour: String
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: AnyKey.self)
+        func put(_ value: some Encodable, _ name: String) throws {
+            try container.encode(value, forKey: AnyKey(stringValue: name))
+        }
+        try put(id, "id")
+        try put(beaconUUID, "beaconUUID")
+        if let beaconIdentities {
+            try put(beaconIdentities, "beaconIdentities")
+        } else {
+            try put(beaconMajor, "beaconMajor")
+            try put(beaconMinor, "beaconMinor")
+        }
+        try put(missing, "missing")
+        try put(make, "make")
+        try put(model, "model")
+        try put(colour, "colour")
+    }
 }
 
 /// `POST /sightings`'s body (docs/registry-api.yaml, Sighting), checked field by field.
@@ -211,8 +264,10 @@ struct SightingBody: Decodable {
         for number in ["latitude", "longitude"] { _ = try field(number, Double.self) }
         _ = try field("stationId", String.self)
         guard UUID(uuidString: try field("uuid", String.self)) != nil else { throw FieldError("uuid is not a UUID") }
-        for number in ["major", "minor"] {
-            guard (0...65535).contains(try field(number, Int.self)) else { throw FieldError("\(number) is 0 to 65535") }
+        let heard = try ["major", "minor"].map { number in
+            let value = try field(number, Int.self)
+            guard (0...65535).contains(value) else { throw FieldError("\(number) is 0 to 65535") }
+            return value
         }
         let count = try field("count", Int.self)
         guard (0...Int(Int32.max)).contains(count) else { throw FieldError("count is 0 to 2147483647") }
@@ -225,5 +280,7 @@ struct SightingBody: Decodable {
             firstSeen: try container.time("firstSeen"), lastSeen: try container.time("lastSeen"), proximity: proximity,
             rssi: rssi,
             count: count)
+        report.heardMajor = heard[0]
+        report.heardMinor = heard[1]
     }
 }

@@ -286,6 +286,13 @@ enum RegistrySchema {
                 """
             ]
         },
+        Migration(identifier: "v10-verified-sightings") { _ in
+            [
+                // A sighting of a rotating beacon's bike whose identity the server could not verify against the
+                // beacon's key (issue 41): kept, owing nothing, and counted for the operator (`stats`).
+                "ALTER TABLE sighting ADD COLUMN unverified BOOLEAN NOT NULL DEFAULT FALSE"
+            ]
+        },
     ]
 
     /// The bike's target on the channel named by `channel` (an SQL expression), from the columns of `bike` (its name

@@ -86,8 +86,13 @@ public protocol RegistryStore: Sendable {
     func addRotatingBeacons(_ beacons: [NewRotatingBeacon], now: Date) async throws
     /// Every rotating beacon, by region and id; never a key.
     func rotatingBeacons() async throws -> [ProvisionedRotatingBeacon]
-    /// Registers a bike on the beacon whose code has this hash (`ClaimCode.hash`) if that beacon is issued, not
-    /// revoked, held by no bike and matches what the owner gave; `.claimRefused` otherwise, whichever it is.
+    /// Moves a rotating beacon's learned clock offset (`RotatingWindow.learn`) to `offset` seconds, by its bike;
+    /// the missing list's version moves with it when the bike is missing, since its window has moved. False when it
+    /// was that already, or the bike has no rotating beacon.
+    func learnClockOffset(bikeId: String, offset: Int64) async throws -> Bool
+    /// Registers a bike on the beacon, fixed or rotating, whose code has this hash (`ClaimCode.hash`) if that beacon
+    /// is issued, not revoked, held by no bike and matches what the owner gave; `.claimRefused` otherwise, whichever
+    /// it is.
     func claim(codeHash: String, matching: BeaconMatch, bike: BikeDescription, now: Date) async throws
         -> RegisterOutcome
 
@@ -121,6 +126,8 @@ public protocol RegistryStore: Sendable {
     func record(_ sighting: SightingReport, from station: Station, now: Date) async throws -> RecordOutcome
     /// The bike's sightings, newest first (at most `limit`), with each station's name and place.
     func sightings(bikeId: String, limit: Int) async throws -> [OwnerSighting]
+    /// Sightings of rotating beacons' bikes stored unverified (`SightingReport.verifiedRotating`), for the operator.
+    func unverifiedSightings() async throws -> Int
     /// Whether a sighting with this id is stored.
     func hasSighting(_ id: String) async throws -> Bool
     /// Deletes sightings received before `cutoff`, and notifications finished before it; returns the sightings deleted.

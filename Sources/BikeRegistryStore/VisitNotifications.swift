@@ -26,9 +26,11 @@ struct VisitNotifications {
             prefix: "visit_", [String(stationId), sighting.bikeId, String(firstSeenMilliseconds)])
     }
 
-    /// The messages `sighting` owes the owner of `bike`, which is missing; none when it has no target.
+    /// The messages `sighting` owes the owner of `bike`, which is missing; none when it has no target, or when its
+    /// beacon rotates and the sighting is unverified.
     func owed(by sighting: SightingReport, bike: Bike, station: Station, now: Date) throws -> [Row] {
-        try candidates(by: sighting, station: station, now: now).compactMap { candidate in
+        guard !Self.unverified(sighting, bikeIsRotating: bike.isRotating) else { return [] }
+        return try candidates(by: sighting, station: station, now: now).compactMap { candidate in
             guard candidate.due, let target = bike.target(on: candidate.channel) else { return nil }
             return Row(
                 id: candidate.id, type: candidate.type, channel: candidate.channel, target: target,
@@ -59,6 +61,12 @@ struct VisitNotifications {
             }
         }
         return candidates
+    }
+
+    /// Whether the sighting is kept as unverified: its bike's beacon rotates and the server did not verify the
+    /// identity heard (`SightingReport.verifiedRotating`).
+    static func unverified(_ sighting: SightingReport, bikeIsRotating: Bool) -> Bool {
+        bikeIsRotating && !sighting.verifiedRotating
     }
 
     struct Candidate: Equatable {

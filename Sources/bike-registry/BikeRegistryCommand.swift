@@ -144,6 +144,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "One delivery's whole deadline: lookup, connection, answer and its body.")
     var deliveryTimeout = DurationArgument(seconds: 15, "15s")
     @OptionGroup(title: "E-mail to owners") var mail: MailOptions
+    @OptionGroup(title: "Rotating beacons") var beaconKeys: BeaconKeyFileOption
     @Option(help: "trace, debug, info, notice, warning or error.") var logLevel = "info"
     @Option(
         help: ArgumentHelp(
@@ -228,6 +229,12 @@ struct Serve: AsyncParsableCommand {
         configuration.deliveryDeadline = deliveryTimeout.duration
         configuration.publicURL = publicURL.flatMap(PublicURL.checked)
         configuration.maximumConnections = connections(logger: logger)
+        configuration.beaconKeys = try beaconKeys.sealerIfGiven()
+        if configuration.beaconKeys == nil {
+            logger.info(
+                "rotating beacons are off: no --key-file (or credential beacon-key), so their missing bikes are not listed and their sightings are unverified"
+            )
+        }
         // One message's exchange ends within the delivery's deadline, as a webhook's does.
         if let relay = try mail.relay(timeout: .seconds(max(5, deliveryTimeout.seconds - 1))) {
             configuration.mail = MailSettings(

@@ -7,7 +7,7 @@ import Foundation
 struct BeaconKeyFileOption: ParsableArguments {
     @Option(
         help: ArgumentHelp(
-            "With --rotating, and to import rotating beacons: the file of the key that seals their keys.",
+            "The file of the key that seals rotating beacons' keys: to issue or import them, and for serve to list and verify them.",
             discussion: """
                 64 hex digits (`openssl rand -hex 32 > FILE` makes one), readable by the registry alone and kept apart \
                 from the database, so that a copy of the database reveals no beacon's key. Default: the systemd \
@@ -16,6 +16,17 @@ struct BeaconKeyFileOption: ParsableArguments {
     var keyFile: String?
 
     static let credential = "beacon-key"
+
+    /// The sealer of `--key-file` or of the credential, if either is there; nil when neither is. A file named but
+    /// unreadable or malformed is an error.
+    func sealerIfGiven() throws -> BeaconKeySealer? {
+        if keyFile == nil {
+            guard let directory = ProcessInfo.processInfo.environment["CREDENTIALS_DIRECTORY"],
+                FileManager.default.fileExists(atPath: directory + "/" + Self.credential)
+            else { return nil }
+        }
+        return try sealer()
+    }
 
     func sealer() throws -> BeaconKeySealer {
         let directory = ProcessInfo.processInfo.environment["CREDENTIALS_DIRECTORY"]

@@ -86,7 +86,8 @@ enum PageTemplates {
         {{$title}}{{bike.make}} {{bike.model}}{{/title}}
         {{$main}}
         <h1>{{bike.make}} {{bike.model}}, {{bike.colour}}</h1>
-        <p class="beacon">Beacon {{bike.uuid}}, major {{bike.major}}, minor {{bike.minor}}</p>
+        {{#rotatingBeacon}}<p class="beacon">Rotating beacon {{rotatingBeacon}}: its identity changes as it rotates, and only this registry can recognise it.</p>{{/rotatingBeacon}}
+        {{^rotatingBeacon}}<p class="beacon">Beacon {{bike.uuid}}, major {{bike.major}}, minor {{bike.minor}}</p>{{/rotatingBeacon}}
         {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
         <section aria-labelledby="state">
         <h2 id="state">{{#bike.missing}}Reported missing{{/bike.missing}}{{^bike.missing}}Not missing{{/bike.missing}}</h2>

@@ -70,6 +70,8 @@ struct BikeView: Sendable {
     var csrf: String
     /// Shown as it is (`{{bike.make}}`…); its targets, optional, are the two below as text.
     var bike: Bike
+    /// A rotating beacon's id; nil for a fixed beacon, shown by its UUID, major and minor.
+    var rotatingBeacon: String?
     var ntfy: String
     var webhook: String
     /// Whether the registry sends e-mail; the address and where it stands.
@@ -88,6 +90,7 @@ struct BikeView: Sendable {
         self.path = path
         self.csrf = csrf
         self.bike = bike
+        rotatingBeacon = bike.isRotating ? bike.uuid : nil
         ntfy = bike.ntfyURL ?? ""
         webhook = bike.webhookURL ?? ""
         email = bike.email?.address ?? ""

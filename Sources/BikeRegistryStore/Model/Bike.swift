@@ -22,6 +22,10 @@ public struct Bike: Sendable, Equatable {
     /// The owner's address for e-mail, and whether it is confirmed.
     public var email: OwnerEmail?
 
+    /// Its beacon is a rotating one (docs/rotating-beacon.md): `uuid` is then the beacon's id (`rbn_…`), and `major`
+    /// and `minor` are `RotatingBeaconClaim.major` and `.minor`, which no iBeacon advertises.
+    public var isRotating: Bool { major < 0 }
+
     /// Where a message on `channel` goes; nil when the bike has no target there (an address until it is confirmed).
     public func target(on channel: PendingNotification.Channel) -> String? {
         switch channel {
@@ -93,6 +97,22 @@ public struct MissingBike: Sendable, Equatable {
     public var make: String
     public var model: String
     public var colour: String
+    /// The bike's rotating beacon, its key still sealed; nil for a fixed beacon's bike.
+    public var rotating: SealedRotatingBeacon?
+
+    public init(
+        id: String, uuid: String, major: Int, minor: Int, make: String, model: String, colour: String,
+        rotating: SealedRotatingBeacon? = nil
+    ) {
+        self.id = id
+        self.uuid = uuid
+        self.major = major
+        self.minor = minor
+        self.make = make
+        self.model = model
+        self.colour = colour
+        self.rotating = rotating
+    }
 }
 
 public enum RegisterOutcome: Sendable {
@@ -114,7 +134,8 @@ struct NewBikeRecord {
 
     init(_ bike: NewBike) {
         self.bike = bike
-        self.bike.uuid = bike.uuid.uppercased()
+        // A rotating beacon's bike holds the beacon's id there, which is not a UUID.
+        if bike.major >= 0 { self.bike.uuid = bike.uuid.uppercased() }
     }
 
     func registration(createdAt: Date) -> Registration {

@@ -18,6 +18,13 @@ public struct SightingReport: Sendable, Equatable {
     public var visitStart: Date
     /// The station's times were not believed: every time field is when the registry received it.
     public var timesAsReceived = false
+    /// The identity the station heard at `date`, as it sent it.
+    public var heardMajor = 0
+    public var heardMinor = 0
+    /// The server found the identity heard to be the bike's rotating beacon's for an epoch within its window
+    /// (`RotatingWindow.verify`). A sighting of a rotating beacon's bike without it is stored unverified and owes
+    /// its owner nothing; a fixed beacon's bike does not need it.
+    public var verifiedRotating = false
 
     public init(
         sightingId: String, bikeId: String, kind: Kind, date: Date, firstSeen: Date, lastSeen: Date, proximity: String,

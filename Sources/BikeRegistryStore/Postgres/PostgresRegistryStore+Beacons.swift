@@ -70,7 +70,8 @@ extension PostgresRegistryStore {
             FROM beacon b
             UNION ALL
             SELECT k.uuid, k.major, k.minor, NULL::DOUBLE PRECISION, FALSE, TRUE FROM bike k
-            WHERE NOT EXISTS (SELECT 1 FROM beacon b WHERE b.uuid = k.uuid AND b.major = k.major AND b.minor = k.minor)
+            WHERE k.major >= 0
+              AND NOT EXISTS (SELECT 1 FROM beacon b WHERE b.uuid = k.uuid AND b.major = k.major AND b.minor = k.minor)
             ORDER BY 1, 2, 3
             """
         ).map { row in
@@ -99,7 +100,11 @@ extension PostgresRegistryStore {
                 "SELECT uuid, major, minor FROM beacon WHERE codeHash = \(codeHash) AND revokedAt IS NULL",
                 logger: logger
             ).collect()
-            guard let row = found.first else { return nil }
+            guard let row = found.first else {
+                return try await Self.claimRotating(
+                    codeHash: codeHash, matching: matching, bike: bike, connection: connection, now: now,
+                    logger: logger)
+            }
             let (uuid, major, minor) = try row.decode((String, Int, Int).self)
             guard matching.accepts(uuid: uuid, major: major, minor: minor) else { return nil }
             let record = NewBikeRecord(

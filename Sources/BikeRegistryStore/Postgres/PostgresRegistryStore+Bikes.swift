@@ -62,6 +62,9 @@ extension PostgresRegistryStore {
             ).collect()
             guard let row = deleted.first else { return false }
             try await connection.query("DELETE FROM sighting WHERE bikeId = \(id)", logger: logger)
+            // Its rotating beacon, if any, is freed for its code, as a fixed one is.
+            try await connection.query(
+                "UPDATE rotatingBeacon SET bikeId = NULL, clockOffset = 0 WHERE bikeId = \(id)", logger: logger)
             try await Self.forgetReports(of: id, connection: connection, now: Date(), logger: logger)
             if try row.decode(Bool.self) { try await Self.bumpListVersion(connection, logger: logger) }
             return true
@@ -77,14 +80,26 @@ extension PostgresRegistryStore {
                     Int64.self) ?? 0
             var bikes: [MissingBike] = []
             let rows = try await connection.query(
-                "SELECT id, uuid, major, minor, make, model, colour FROM bike WHERE missing ORDER BY id", logger: logger
+                """
+                SELECT b.id, b.uuid, b.major, b.minor, b.make, b.model, b.colour,
+                       r.id, r.uuid, r.period, r.sealedKey, r.clockOffset
+                FROM bike b LEFT JOIN rotatingBeacon r ON r.bikeId = b.id WHERE b.missing ORDER BY b.id
+                """, logger: logger
             )
-            for try await (id, uuid, major, minor, make, model, colour) in rows.decode(
-                (String, String, Int, Int, String, String, String).self)
+            for try await row in rows.decode(
+                (String, String, Int, Int, String, String, String, String?, String?, Int?, String?, Int64?).self)
             {
+                let (id, uuid, major, minor, make, model, colour) = (row.0, row.1, row.2, row.3, row.4, row.5, row.6)
+                var rotating: SealedRotatingBeacon?
+                if let beacon = row.7, let region = row.8, let period = row.9, let sealed = row.10, let offset = row.11
+                {
+                    rotating = SealedRotatingBeacon(
+                        id: beacon, uuid: region, period: period, sealedKey: sealed, clockOffset: offset)
+                }
                 bikes.append(
                     MissingBike(
-                        id: id, uuid: uuid, major: major, minor: minor, make: make, model: model, colour: colour))
+                        id: id, uuid: uuid, major: major, minor: minor, make: make, model: model, colour: colour,
+                        rotating: rotating))
             }
             return (version, bikes)
         }

@@ -42,4 +42,43 @@ extension PostgresRegistryStore {
                 issuedAt: Self.date(issuedAt))
         }
     }
+
+    /// `claim` of a rotating beacon: its bike holds the beacon's id (`RotatingBeaconClaim`), and the beacon its bike.
+    /// The beacon's row is locked first, so two claims of one code register one bike.
+    static func claimRotating(
+        codeHash: String, matching: BeaconMatch, bike: BikeDescription, connection: PostgresConnection, now: Date,
+        logger: Logger
+    ) async throws -> Registration? {
+        let found = try await connection.query(
+            """
+            SELECT id, uuid FROM rotatingBeacon WHERE codeHash = \(codeHash) AND revokedAt IS NULL AND bikeId IS NULL
+            FOR UPDATE
+            """, logger: logger
+        ).collect()
+        guard let row = found.first else { return nil }
+        let (id, uuid) = try row.decode((String, String).self)
+        guard RotatingBeaconClaim.accepts(matching, uuid: uuid) else { return nil }
+        let record = NewBikeRecord(
+            NewBike(
+                uuid: id, major: RotatingBeaconClaim.major, minor: RotatingBeaconClaim.minor, make: bike.make,
+                model: bike.model, colour: bike.colour))
+        guard try await insert(record, connection: connection, now: now, logger: logger) else { return nil }
+        try await connection.query(
+            "UPDATE rotatingBeacon SET bikeId = \(record.id) WHERE id = \(id)", logger: logger)
+        return record.registration(createdAt: now)
+    }
+
+    public func learnClockOffset(bikeId: String, offset: Int64) async throws -> Bool {
+        try await transaction { [logger] connection in
+            let moved = try await connection.query(
+                """
+                UPDATE rotatingBeacon SET clockOffset = \(offset) WHERE bikeId = \(bikeId) AND clockOffset <> \(offset)
+                RETURNING (SELECT missing FROM bike WHERE id = \(bikeId))
+                """, logger: logger
+            ).collect()
+            guard let row = moved.first else { return false }
+            if try row.decode(Bool?.self) == true { try await Self.bumpListVersion(connection, logger: logger) }
+            return true
+        }
+    }
 }

@@ -53,6 +53,10 @@ extension PostgresRegistryStore {
         }
     }
 
+    public func unverifiedSightings() async throws -> Int {
+        try await rows("SELECT count(*) FROM sighting WHERE unverified").first?.decode(Int.self) ?? 0
+    }
+
     public func hasSighting(_ id: String) async throws -> Bool {
         try await !rows("SELECT 1 FROM sighting WHERE id = \(id.lowercased())").isEmpty
     }

@@ -3,7 +3,7 @@ import PostgresNIO
 
 /// `record`'s one statement, for a batch of sightings posted at the same moment (`SightingBatches`): each inserted
 /// unless its id is stored and, only if it was, the messages its visit owes (`VisitNotifications.candidates`),
-/// judged against the bike in the same statement: missing and not paused, and a target on the message's channel. One statement is
+/// judged against the bike in the same statement: missing and not paused, the sighting verified if its beacon rotates (`VisitNotifications.unverified`), and a target on the message's channel. One statement is
 /// atomic on its own: a sighting and its messages are stored together or not at all. A repeat posted at the same
 /// moment waits for the first to commit, then inserts nothing. Prepared, and the same text for any batch (columns
 /// as arrays), so each connection parses and plans it once.
@@ -11,13 +11,16 @@ struct RecordSightings: PostgresPreparedStatement {
     static let sql = """
         WITH posted AS (
             SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::float8[], $6::float8[], $7::float8[],
-                                 $8::text[], $9::float8[], $10::bigint[], $11::text[], $19::boolean[])
-                AS posted (id, stationId, bikeId, kind, seenAt, firstSeen, lastSeen, proximity, rssi, count, visitId, timesAsReceived)
+                                 $8::text[], $9::float8[], $10::bigint[], $11::text[], $19::boolean[], $20::boolean[])
+                AS posted (id, stationId, bikeId, kind, seenAt, firstSeen, lastSeen, proximity, rssi, count, visitId, timesAsReceived,
+                           verifiedRotating)
         ), inserted AS (
-            INSERT INTO sighting (id, stationId, bikeId, kind, seenAt, firstSeen, lastSeen, proximity, rssi, count, visitId, receivedAt, timesAsReceived)
-            SELECT id, stationId, bikeId, kind, seenAt, firstSeen, lastSeen, proximity, nullif(rssi, 'NaN'), count, visitId, $12, timesAsReceived
+            INSERT INTO sighting (id, stationId, bikeId, kind, seenAt, firstSeen, lastSeen, proximity, rssi, count, visitId, receivedAt, timesAsReceived,
+                                  unverified)
+            SELECT id, stationId, bikeId, kind, seenAt, firstSeen, lastSeen, proximity, nullif(rssi, 'NaN'), count, visitId, $12, timesAsReceived,
+                   NOT verifiedRotating AND EXISTS (SELECT 1 FROM bike WHERE bike.id = posted.bikeId AND bike.major < 0)
             FROM posted
-            ON CONFLICT (id) DO NOTHING RETURNING id, bikeId, visitId
+            ON CONFLICT (id) DO NOTHING RETURNING id, bikeId, visitId, unverified
         ), owed AS (
             INSERT INTO notification (id, bikeId, visitId, type, channel, target, payload, createdAt, nextAttemptAt)
             SELECT candidate.id, bike.id, inserted.visitId, candidate.type, candidate.channel,
@@ -25,7 +28,7 @@ struct RecordSightings: PostgresPreparedStatement {
             FROM unnest($13::text[], $14::text[], $15::text[], $16::text[], $17::text[], $18::boolean[])
                 AS candidate (sightingId, id, type, channel, payload, due)
             JOIN inserted ON inserted.id = candidate.sightingId
-            JOIN bike ON bike.id = inserted.bikeId AND bike.missing AND NOT bike.paused
+            JOIN bike ON bike.id = inserted.bikeId AND bike.missing AND NOT bike.paused AND NOT inserted.unverified
             WHERE candidate.due AND (\(RegistrySchema.target(channel: "candidate.channel", bike: "bike"))) IS NOT NULL
             ON CONFLICT DO NOTHING RETURNING visitId
         )
@@ -56,7 +59,7 @@ struct RecordSightings: PostgresPreparedStatement {
     let received: Double
 
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 19)
+        var bindings = PostgresBindings(capacity: 20)
         bindings.append(posted.map(\.sighting.sightingId))
         bindings.append(posted.map(\.stationId))
         bindings.append(posted.map(\.sighting.bikeId))
@@ -78,6 +81,7 @@ struct RecordSightings: PostgresPreparedStatement {
         bindings.append(candidates.map(\.1.payload))
         bindings.append(candidates.map(\.1.due))
         bindings.append(posted.map(\.sighting.timesAsReceived))
+        bindings.append(posted.map(\.sighting.verifiedRotating))
         return bindings
     }
 

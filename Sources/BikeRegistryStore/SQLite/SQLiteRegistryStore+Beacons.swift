@@ -66,7 +66,8 @@ extension SQLiteRegistryStore {
                     FROM beacon b
                     UNION ALL
                     SELECT k.uuid, k.major, k.minor, NULL, 0, 1 FROM bike k
-                    WHERE NOT EXISTS (SELECT 1 FROM beacon b WHERE b.uuid = k.uuid AND b.major = k.major AND b.minor = k.minor)
+                    WHERE k.major >= 0
+                      AND NOT EXISTS (SELECT 1 FROM beacon b WHERE b.uuid = k.uuid AND b.major = k.major AND b.minor = k.minor)
                     ORDER BY 1, 2, 3
                     """
             ).map { row in
@@ -93,18 +94,21 @@ extension SQLiteRegistryStore {
         -> RegisterOutcome
     {
         let registration = try await write { db -> Registration? in
-            guard
-                let beacon = try Row.fetchOne(
-                    db, sql: "SELECT uuid, major, minor FROM beacon WHERE codeHash = ? AND revokedAt IS NULL",
-                    arguments: [codeHash]),
-                matching.accepts(uuid: beacon["uuid"], major: beacon["major"], minor: beacon["minor"])
-            else { return nil }
-            let record = NewBikeRecord(
-                NewBike(
-                    uuid: beacon["uuid"], major: beacon["major"], minor: beacon["minor"], make: bike.make,
-                    model: bike.model, colour: bike.colour))
-            guard try Self.insert(record, db: db, now: now) else { return nil }
-            return record.registration(createdAt: now)
+            if let beacon = try Row.fetchOne(
+                db, sql: "SELECT uuid, major, minor FROM beacon WHERE codeHash = ? AND revokedAt IS NULL",
+                arguments: [codeHash])
+            {
+                guard matching.accepts(uuid: beacon["uuid"], major: beacon["major"], minor: beacon["minor"]) else {
+                    return nil
+                }
+                let record = NewBikeRecord(
+                    NewBike(
+                        uuid: beacon["uuid"], major: beacon["major"], minor: beacon["minor"], make: bike.make,
+                        model: bike.model, colour: bike.colour))
+                guard try Self.insert(record, db: db, now: now) else { return nil }
+                return record.registration(createdAt: now)
+            }
+            return try Self.claimRotating(codeHash: codeHash, matching: matching, bike: bike, db: db, now: now)
         }
         return registration.map(RegisterOutcome.registered) ?? .claimRefused
     }

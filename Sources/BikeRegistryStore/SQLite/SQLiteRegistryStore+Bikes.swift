@@ -56,6 +56,9 @@ extension SQLiteRegistryStore {
             else { return false }
             try db.execute(sql: "DELETE FROM sighting WHERE bikeId = ?", arguments: [id])
             try db.execute(sql: "DELETE FROM bike WHERE id = ?", arguments: [id])
+            // Its rotating beacon, if any, is freed for its code, as a fixed one is.
+            try db.execute(
+                sql: "UPDATE rotatingBeacon SET bikeId = NULL, clockOffset = 0 WHERE bikeId = ?", arguments: [id])
             try Self.forgetReports(of: id, db: db, now: Date())
             if missing { try Self.bumpListVersion(db) }
             return true
@@ -66,11 +69,20 @@ extension SQLiteRegistryStore {
         try await pool.read { db in
             let version = try Int64.fetchOne(db, sql: "SELECT version FROM listVersion") ?? 0
             let bikes = try Row.fetchAll(
-                db, sql: "SELECT id, uuid, major, minor, make, model, colour FROM bike WHERE missing ORDER BY id"
-            ).map {
+                db,
+                sql: """
+                    SELECT b.id, b.uuid, b.major, b.minor, b.make, b.model, b.colour,
+                           r.id, r.uuid, r.period, r.sealedKey, r.clockOffset
+                    FROM bike b LEFT JOIN rotatingBeacon r ON r.bikeId = b.id WHERE b.missing ORDER BY b.id
+                    """
+            ).map { row in
                 MissingBike(
-                    id: $0["id"], uuid: $0["uuid"], major: $0["major"], minor: $0["minor"], make: $0["make"],
-                    model: $0["model"], colour: $0["colour"])
+                    id: row[0], uuid: row[1], major: row[2], minor: row[3], make: row[4], model: row[5],
+                    colour: row[6],
+                    rotating: (row[7] as String?).map {
+                        SealedRotatingBeacon(
+                            id: $0, uuid: row[8], period: row[9], sealedKey: row[10], clockOffset: row[11])
+                    })
             }
             return (version, bikes)
         }

@@ -45,4 +45,38 @@ extension SQLiteRegistryStore {
             }
         }
     }
+
+    /// `claim` of a rotating beacon: its bike holds the beacon's id (`RotatingBeaconClaim`), and the beacon its bike.
+    static func claimRotating(codeHash: String, matching: BeaconMatch, bike: BikeDescription, db: Database, now: Date)
+        throws -> Registration?
+    {
+        guard
+            let beacon = try Row.fetchOne(
+                db,
+                sql: "SELECT id, uuid FROM rotatingBeacon WHERE codeHash = ? AND revokedAt IS NULL AND bikeId IS NULL",
+                arguments: [codeHash]),
+            RotatingBeaconClaim.accepts(matching, uuid: beacon["uuid"])
+        else { return nil }
+        let record = NewBikeRecord(
+            NewBike(
+                uuid: beacon["id"], major: RotatingBeaconClaim.major, minor: RotatingBeaconClaim.minor,
+                make: bike.make, model: bike.model, colour: bike.colour))
+        guard try insert(record, db: db, now: now) else { return nil }
+        try db.execute(
+            sql: "UPDATE rotatingBeacon SET bikeId = ? WHERE id = ?", arguments: [record.id, beacon["id"] as String])
+        return record.registration(createdAt: now)
+    }
+
+    public func learnClockOffset(bikeId: String, offset: Int64) async throws -> Bool {
+        try await write { db in
+            try db.execute(
+                sql: "UPDATE rotatingBeacon SET clockOffset = ? WHERE bikeId = ? AND clockOffset <> ?",
+                arguments: [offset, bikeId, offset])
+            guard db.changesCount > 0 else { return false }
+            if try Bool.fetchOne(db, sql: "SELECT missing FROM bike WHERE id = ?", arguments: [bikeId]) == true {
+                try Self.bumpListVersion(db)
+            }
+            return true
+        }
+    }
 }

@@ -1,0 +1,87 @@
+import BikeRegistryStore
+import Crypto
+import Foundation
+
+/// The missing rotating bikes of one version of the list, their keys opened (`BeaconKeySealer`): what `GET /bikes`
+/// lists for them at a moment, how long that listing lasts, and whether a sighting's identity is theirs. Pure: the
+/// time is given, and nothing is stored.
+struct RotatingListing: Sendable {
+    struct Beacon: Sendable {
+        var key: SymmetricKey
+        var window: RotatingWindow
+        /// The region's UUID the beacon advertises.
+        var uuid: String
+    }
+
+    /// By bike id.
+    let beacons: [String: Beacon]
+    /// Bikes whose key could not be opened (no key file, another key file, an altered seal): not listed, and their
+    /// sightings stay unverified.
+    let unopened: [String]
+
+    init(_ bikes: [MissingBike], sealer: BeaconKeySealer?) {
+        var beacons: [String: Beacon] = [:]
+        var unopened: [String] = []
+        for bike in bikes {
+            guard let rotating = bike.rotating else { continue }
+            guard let sealer, let key = try? sealer.open(rotating.sealedKey, beacon: rotating.id) else {
+                unopened.append(bike.id)
+                continue
+            }
+            beacons[bike.id] = Beacon(
+                key: SymmetricKey(data: key),
+                window: RotatingWindow(period: UInt32(clamping: rotating.period), offset: rotating.clockOffset),
+                uuid: rotating.uuid)
+        }
+        self.beacons = beacons
+        self.unopened = unopened
+    }
+
+    /// The moment the listing at `time` began: the latest epoch boundary of any beacon at or before it, the same for
+    /// every server of one database, so it can name the list (its ETag). nil when there is no rotating bike: the list
+    /// then never changes with time. (A learned offset is whole periods, so each beacon's boundaries are multiples
+    /// of its period.)
+    func start(at time: Int64) -> Int64? {
+        beacons.values.map { RotatingWindowBoundary.start(period: $0.window.period, at: time) }.max()
+    }
+
+    /// The first moment after `time` at which some beacon's window moves, and the listing with it.
+    func end(at time: Int64) -> Int64? {
+        beacons.values.map {
+            RotatingWindowBoundary.start(period: $0.window.period, at: time) + Int64($0.window.period)
+        }
+        .min()
+    }
+
+    /// The bike's identities at `time`, as `[major, minor]` pairs, oldest first.
+    func identities(bikeId: String, at time: Int64) -> [[Int]]? {
+        guard let beacon = beacons[bikeId] else { return nil }
+        return beacon.window.identities(key: beacon.key, at: time).map { [Int($0.major), Int($0.minor)] }
+    }
+
+    /// Whether (`major`, `minor`) heard at `time` is the bike's identity for an epoch of its window, and if so the
+    /// offset that sighting teaches (`RotatingWindow.learn`).
+    func verify(bikeId: String, major: Int, minor: Int, at time: Int64) -> Verification {
+        guard let beacon = beacons[bikeId] else { return .notListed }
+        guard let major = UInt16(exactly: major), let minor = UInt16(exactly: minor),
+            let epoch = beacon.window.verify(key: beacon.key, at: time, major: major, minor: minor)
+        else { return .failed }
+        return .verified(learnedOffset: beacon.window.learn(epoch: epoch, at: time), offset: beacon.window.offset)
+    }
+
+    enum Verification: Equatable {
+        /// Not a missing rotating bike of this list: a fixed beacon's, or one the list does not hold.
+        case notListed
+        case failed
+        case verified(learnedOffset: Int64, offset: Int64)
+    }
+}
+
+/// Where a period's epochs begin: multiples of the period since 1970.
+enum RotatingWindowBoundary {
+    static func start(period: UInt32, at time: Int64) -> Int64 {
+        let period = Int64(max(period, 1))
+        let quotient = time / period
+        return (time % period != 0 && time < 0 ? quotient - 1 : quotient) * period
+    }
+}
