@@ -39,6 +39,12 @@ final class RegistrySnapshot: Service {
         var rotating: RotatingListing
     }
 
+    /// What a request finds for the list it needs: held already, or being encoded.
+    private enum Encoding {
+        case held(List)
+        case encoding(Task<List, any Error>)
+    }
+
     private struct State {
         /// The versions the stations and the list below were read at; nil until first read.
         var versions: RegistryVersions?
@@ -46,6 +52,9 @@ final class RegistrySnapshot: Service {
         var stations: [String: Station] = [:]
         var list: List?
         var read: Read?
+        /// The list being encoded, by its version and start: the requests that find it current wait for it rather
+        /// than encode it again (a window's move reaches every refresh at once; 10,000 bikes are 170,000 HMACs).
+        var encoding: (version: Int64, start: Int64?, task: Task<List, any Error>)?
     }
 
     private let database: any RegistryStore
@@ -123,10 +132,38 @@ final class RegistrySnapshot: Service {
         let time = seconds()
         if let list = state.withLock({ $0.list }), list.isCurrent(version: version, at: time) { return list }
         let read = try await self.read(version: version)
-        let list = List(
-            version: read.version, start: read.rotating.start(at: time), end: read.rotating.end(at: time),
-            body: try encode(read.bikes, read.rotating, time))
+        // One start is one listing: no beacon's epoch changes between two times with the same start.
+        let start = read.rotating.start(at: time)
+        let found = state.withLock { state -> Encoding in
+            if let held = state.list, held.version == read.version, held.start == start { return .held(held) }
+            if let encoding = state.encoding, encoding.version == read.version, encoding.start == start {
+                return .encoding(encoding.task)
+            }
+            let task = Task { [encode] in
+                List(
+                    version: read.version, start: start, end: read.rotating.end(at: time),
+                    body: try encode(read.bikes, read.rotating, time))
+            }
+            state.encoding = (read.version, start, task)
+            return .encoding(task)
+        }
+        let task: Task<List, any Error>
+        switch found {
+        case .held(let held): return held
+        case .encoding(let encoding): task = encoding
+        }
+        let list: List
+        do {
+            list = try await task.value
+        } catch {
+            // A failed encoding is not kept: the next request tries again.
+            state.withLock { state in
+                if state.encoding?.version == read.version, state.encoding?.start == start { state.encoding = nil }
+            }
+            throw error
+        }
         state.withLock { state in
+            if state.encoding?.version == list.version, state.encoding?.start == list.start { state.encoding = nil }
             let held = state.list.map { ($0.version, $0.start ?? .min) } ?? (.min, .min)
             if held < (list.version, list.start ?? .min) { state.list = list }
         }

@@ -2,9 +2,11 @@ import BeaconTestSupport
 import BikeRegistryStore
 import Crypto
 import Foundation
+import Logging
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
+import Synchronization
 import Testing
 
 @testable import BikeRegistryServer
@@ -105,6 +107,9 @@ import Testing
             let token = try #require(claimed.object["ownerToken"] as? String)
             #expect(try await registry.request(.POST, "/owner/bikes", body: Self.body(code: code)).status == 403)
             #expect(try await registry.database.rotatingBeacons().map(\.state) == [.claimed])
+            let page = try await registry.request(.GET, "/my/\(bikeId)/\(token)")
+            #expect(
+                page.status == 200 && page.body.contains("Rotating beacon \(id)") && !page.body.contains("minor -1"))
             #expect(try await registry.database.beacons().isEmpty, "a rotating beacon's bike is no fixed beacon")
 
             let key = try await registry.database.addStation(name: "Ace", latitude: 51.5, longitude: -0.2)
@@ -206,6 +211,52 @@ import Testing
             let heard = Self.sighting(bikeId: bikeId, identity: Self.identity(at: Date()), date: Date())
             #expect(try await registry.post(heard, key: key).status == 201)
             #expect(try await registry.database.unverifiedSightings() == 1)
+        }
+    }
+
+    /// Every refresh that finds the window moved wants the new list at once: it is encoded once, and the others wait
+    /// for it (a list of 10,000 rotating bikes is 170,000 HMACs to encode).
+    @Test func refreshesAtAWindowsMoveEncodeItOnce() async throws {
+        let directory = try TemporaryDirectory("bike-registry-rotating")
+        defer { directory.remove() }
+        let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+        let database = try await RegistryStores.open(directory.file("registry.sqlite"), connections: 4, logger: logger)
+        try await withTeardown({ await database.close() }) {
+            let sealer = try BeaconKeySealer(keyFileText: Self.keyFile)
+            let id = NewRotatingBeacon.newID()
+            let code = ClaimCode.generate()
+            try await database.addRotatingBeacons(
+                [
+                    NewRotatingBeacon(
+                        id: id, uuid: Self.region, period: 60, sealedKey: sealer.seal(Self.beaconKey, beacon: id),
+                        codeHash: ClaimCode.hash(code)!)
+                ], now: Date())
+            guard
+                case .registered(let registration) = try await database.claim(
+                    codeHash: ClaimCode.hash(code)!, matching: BeaconMatch(),
+                    bike: BikeDescription(make: "Ducati", model: "Monster", colour: "red"), now: Date())
+            else { throw HarnessError("the code claimed nothing") }
+            _ = try await database.update(
+                id: registration.bike.id, ownerToken: registration.ownerToken, BikeChange(missing: true))
+            let clock = TestTime()
+            let encodings = Mutex(0)
+            let snapshot = RegistrySnapshot(
+                database: database, interval: .seconds(60), logger: logger, sealer: sealer, now: clock.read
+            ) { bikes, listing, time in
+                encodings.withLock { $0 += 1 }
+                return try StationRoutes.encode(bikes, rotating: listing, at: time)
+            }
+            func refreshAll() async throws -> Set<String> {
+                try await withThrowingTaskGroup(of: String.self) { group in
+                    for _ in 0..<50 { group.addTask { try await snapshot.list().etag } }
+                    return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+                }
+            }
+            let first = try await refreshAll()
+            #expect(first.count == 1 && encodings.withLock { $0 } == 1)
+            clock.advance(by: 60)
+            let moved = try await refreshAll()
+            #expect(moved.count == 1 && moved != first && encodings.withLock { $0 } == 2)
         }
     }
 
