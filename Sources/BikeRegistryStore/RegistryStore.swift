@@ -86,6 +86,9 @@ public protocol RegistryStore: Sendable {
     func addRotatingBeacons(_ beacons: [NewRotatingBeacon], now: Date) async throws
     /// Every rotating beacon, by region and id; never a key.
     func rotatingBeacons() async throws -> [ProvisionedRotatingBeacon]
+    /// Makes the rotating beacon's code claim nothing from now on; a bike registered with it stays. False when
+    /// there is no such beacon, or it is revoked already.
+    func revokeRotatingBeacon(id: String, now: Date) async throws -> Bool
     /// Moves a rotating beacon's learned clock offset (`RotatingWindow.learn`) to `offset` seconds, by its bike;
     /// the missing list's version moves with it when the bike is missing, since its window has moved. False when it
     /// was that already, or the bike has no rotating beacon.

@@ -174,20 +174,27 @@ struct BeaconCommand: AsyncParsableCommand {
             abstract:
                 "Withdraw a beacon: its claim code registers nothing from now on. A bike registered with it stays.")
 
-        @Argument(help: "The beacon, UUID:MAJOR:MINOR.") var beacon: BeaconArgument
+        @Argument(help: "The beacon: UUID:MAJOR:MINOR, or a rotating beacon's id (rbn_…, as `beacons list` shows it).")
+        var beacon: String
         @OptionGroup var database: DatabaseOption
 
+        private var rotating: Bool { beacon.hasPrefix("rbn_") }
+
         func validate() throws {
-            guard beacon.minor != nil else { throw ValidationError("the beacon is UUID:MAJOR:MINOR") }
+            guard rotating || BeaconArgument(argument: beacon)?.minor != nil else {
+                throw ValidationError("the beacon is UUID:MAJOR:MINOR, or a rotating beacon's id (rbn_…)")
+            }
         }
 
         func run() async throws {
-            let revoked = try await database.with {
-                try await $0.revokeBeacon(uuid: beacon.uuid, major: beacon.major, minor: beacon.minor!, now: Date())
+            let revoked = try await database.with { store in
+                if rotating { return try await store.revokeRotatingBeacon(id: beacon, now: Date()) }
+                let fixed = BeaconArgument(argument: beacon)!
+                return try await store.revokeBeacon(
+                    uuid: fixed.uuid, major: fixed.major, minor: fixed.minor!, now: Date())
             }
-            let name = "\(beacon.uuid):\(beacon.major):\(beacon.minor!)"
-            guard revoked else { throw ValidationError("no provisioned beacon \(name) (or it is revoked already)") }
-            print("beacon \(name) revoked")
+            guard revoked else { throw ValidationError("no provisioned beacon \(beacon) (or it is revoked already)") }
+            print("beacon \(beacon) revoked")
         }
     }
 

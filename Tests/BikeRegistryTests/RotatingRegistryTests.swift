@@ -141,6 +141,39 @@ import Testing
             #expect(try await registry.request(.DELETE, "/owner/bikes/\(bikeId)", bearer: token).status == 204)
             #expect(try await registry.request(.GET, "/bikes", bearer: key).body == "[]")
             #expect(try await registry.request(.POST, "/owner/bikes", body: Self.body(code: code)).status == 201)
+
+            // `beacons revoke rbn_…`: another beacon's code claims nothing from then on.
+            let other = NewRotatingBeacon.newID()
+            let otherCode = try await Self.issue(registry, id: other)
+            let revoke = ["beacons", "revoke", other, "--database", registry.testDatabase.location]
+            let revoked = try await BeacondRun.run(executable: BeacondRun.registryBinary.path, revoke)
+            #expect(revoked.status == 0 && revoked.stdout.contains("revoked"), "\(revoked.stderr)")
+            let again = try await BeacondRun.run(executable: BeacondRun.registryBinary.path, revoke)
+            #expect(again.status != 0 && again.stderr.contains("revoked already"), "\(again.stderr)")
+            #expect(try await registry.request(.POST, "/owner/bikes", body: Self.body(code: otherCode)).status == 403)
+        }
+    }
+
+    /// The owner's page under open registration fills in the region's UUID and major: with a rotating beacon's code
+    /// and no minor typed, they are not held against the code.
+    @Test func thePageClaimsARotatingBeaconUnderOpenRegistration() async throws {
+        let directory = try TemporaryDirectory("bike-registry-rotating-page")
+        defer { directory.remove() }
+        let registry = try await RegistryHarness(.sqlite, directory: directory.path) {
+            $0.beaconKeys = try? BeaconKeySealer(keyFileText: Self.keyFile)
+        }
+        try await withTeardown({ await registry.stop() }) {
+            let code = try await Self.issue(registry)
+            let form = try await Page.get(registry, "/")
+            #expect(form.body.contains(#"name="major""#), "the open form fills in the region")
+            let answer = try await Page.post(
+                registry, "/register",
+                [
+                    "csrf": Page.csrf(in: form.body) ?? "", "claim_code": code, "uuid": Self.region, "major": "1",
+                    "minor": "", "make": "Ducati", "model": "Monster", "colour": "red",
+                ], cookie: form.cookie)
+            #expect(answer.status == 201 && answer.body.contains("private-link"), "\(answer.body.prefix(400))")
+            #expect(try await registry.database.rotatingBeacons().map(\.state) == [.claimed])
         }
     }
 

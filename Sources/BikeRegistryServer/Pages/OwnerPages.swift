@@ -72,10 +72,14 @@ struct OwnerPages: Sendable {
             uuid: form["uuid"] ?? "", major: form["major"] ?? "", minor: form["minor"] ?? "",
             make: form["make"] ?? "", model: form["model"] ?? "", colour: form["colour"] ?? "")
         let registering: RegistrationRequest
+        // With a code and no minor, the region's UUID and major the open form fills in are the page's, not the
+        // owner's: not held against the code (a rotating beacon has no major to match).
+        let numbers = Self.given(view.claimCode) == nil || Self.given(view.minor) != nil
         do {
             registering = try NewBikeFields.checked(
                 claimCode: Self.given(view.claimCode),
-                uuid: Self.given(view.uuid), major: try Self.number(view.major, "major"),
+                uuid: numbers ? Self.given(view.uuid) : nil,
+                major: numbers ? try Self.number(view.major, "major") : nil,
                 minor: try Self.number(view.minor, "minor"), make: view.make, model: view.model, colour: view.colour)
         } catch let error as FieldError {
             view.error = "Not registered: \(error.reason)."

@@ -43,6 +43,12 @@ extension PostgresRegistryStore {
         }
     }
 
+    public func revokeRotatingBeacon(id: String, now: Date) async throws -> Bool {
+        try await !rows(
+            "UPDATE rotatingBeacon SET revokedAt = \(Self.seconds(now)) WHERE id = \(id) AND revokedAt IS NULL RETURNING 1"
+        ).isEmpty
+    }
+
     /// `claim` of a rotating beacon: its bike holds the beacon's id (`RotatingBeaconClaim`), and the beacon its bike.
     /// The beacon's row is locked first, so two claims of one code register one bike.
     static func claimRotating(

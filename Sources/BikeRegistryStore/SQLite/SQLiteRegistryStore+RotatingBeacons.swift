@@ -46,6 +46,15 @@ extension SQLiteRegistryStore {
         }
     }
 
+    public func revokeRotatingBeacon(id: String, now: Date) async throws -> Bool {
+        try await write { db in
+            try db.execute(
+                sql: "UPDATE rotatingBeacon SET revokedAt = ? WHERE id = ? AND revokedAt IS NULL",
+                arguments: [Self.seconds(now), id])
+            return db.changesCount > 0
+        }
+    }
+
     /// `claim` of a rotating beacon: its bike holds the beacon's id (`RotatingBeaconClaim`), and the beacon its bike.
     static func claimRotating(codeHash: String, matching: BeaconMatch, bike: BikeDescription, db: Database, now: Date)
         throws -> Registration?
