@@ -80,6 +80,13 @@ struct Finder: Sendable {
             self.major = major
             self.minor = minor
         }
+
+        /// A rotating beacon, as its bike's row holds it (`RotatingBeaconClaim`).
+        init(rotating id: String) {
+            uuid = id
+            major = RotatingBeaconClaim.major
+            minor = RotatingBeaconClaim.minor
+        }
     }
 
     enum Lookup {
@@ -99,11 +106,23 @@ struct Finder: Sendable {
     /// Reports per network per day, whatever became of them.
     let reports: DailyCounts
     let doorbell: Doorbell
+    let snapshot: RegistrySnapshot
     let now: @Sendable () -> Date
 
     func lookup(_ beacon: Beacon, address: String) async throws -> Lookup {
         if let wait = lookups.retryAfter(RegistrationLimits.network(of: address)) { return .wait(seconds: wait) }
+        let beacon = try await resolved(beacon)
         return .found(try await database.lookupBeacon(uuid: beacon.uuid, major: beacon.major, minor: beacon.minor))
+    }
+
+    /// The beacon as the bike table holds it: a missing bike's rotating beacon when the identity typed is one of
+    /// the identities the stations are given for it (`RegistrySnapshot.rotatingBeacon`), so that a finder can
+    /// report a rotating beacon placed on them as they can a fixed one; otherwise as typed.
+    private func resolved(_ beacon: Beacon) async throws -> Beacon {
+        guard
+            let id = try await snapshot.rotatingBeacon(uuid: beacon.uuid, major: beacon.major, minor: beacon.minor)
+        else { return beacon }
+        return Beacon(rotating: id)
     }
 
     func report(_ beacon: Beacon, message: String?, address: String) async throws -> Report {
@@ -111,6 +130,7 @@ struct Finder: Sendable {
         let now = now()
         if let wait = reports.retryAfter(network, now: now) { return .wait(seconds: wait) }
         reports.note(network, now: now)
+        let beacon = try await resolved(beacon)
         switch try await database.reportAbuse(
             uuid: beacon.uuid, major: beacon.major, minor: beacon.minor, message: message, now: now)
         {

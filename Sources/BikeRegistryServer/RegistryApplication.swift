@@ -49,7 +49,8 @@ public enum RegistryApplication {
         ).add(to: router)
         let finder = Finder(
             database: database, lookups: RateLimiter(perMinute: configuration.beaconLookupsPerMinute),
-            reports: DailyCounts(limit: configuration.abuseReportsPerDay), doorbell: doorbell, now: configuration.now)
+            reports: DailyCounts(limit: configuration.abuseReportsPerDay), doorbell: doorbell, snapshot: snapshot,
+            now: configuration.now)
         FinderRoutes(finder: finder).add(to: router)
         FoundPages(finder: finder, publicURL: configuration.publicURL).add(to: router)
         let deliveries = DeliveryClient()

@@ -20,6 +20,8 @@ final class RegistrySnapshot: Service {
         var start: Int64?
         var end: Int64?
         var body: ByteBuffer
+        /// The listed rotating bikes by the identities listed for them (`RotatingListing.index`).
+        var rotating: [UInt32: String] = [:]
 
         var etag: String { StationRoutes.etag(version, start: start) }
 
@@ -62,13 +64,13 @@ final class RegistrySnapshot: Service {
     private let logger: Logger
     private let sealer: BeaconKeySealer?
     private let now: @Sendable () -> Date
-    private let encode: @Sendable ([MissingBike], RotatingListing, Int64) throws -> ByteBuffer
+    private let encode: @Sendable ([MissingBike], [String: [[Int]]]) throws -> ByteBuffer
     private let state = Mutex(State())
 
     init(
         database: any RegistryStore, interval: Duration, logger: Logger, sealer: BeaconKeySealer? = nil,
         now: @escaping @Sendable () -> Date = { Date() },
-        encode: @escaping @Sendable ([MissingBike], RotatingListing, Int64) throws -> ByteBuffer
+        encode: @escaping @Sendable ([MissingBike], [String: [[Int]]]) throws -> ByteBuffer
     ) {
         self.database = database
         self.interval = interval
@@ -140,9 +142,10 @@ final class RegistrySnapshot: Service {
                 return .encoding(encoding.task)
             }
             let task = Task { [encode] in
-                List(
+                let identities = read.rotating.identities(at: time)
+                return List(
                     version: read.version, start: start, end: read.rotating.end(at: time),
-                    body: try encode(read.bikes, read.rotating, time))
+                    body: try encode(read.bikes, identities), rotating: RotatingListing.index(identities))
             }
             state.encoding = (read.version, start, task)
             return .encoding(task)
@@ -168,6 +171,18 @@ final class RegistrySnapshot: Service {
             if held < (list.version, list.start ?? .min) { state.list = list }
         }
         return list
+    }
+
+    /// The rotating beacon (its id) of the missing bike the current list gives this identity; nil when none does.
+    /// What a finder's lookup of an identity heard now reads: a rotating beacon is recognised while its bike is
+    /// missing, which is when stations follow it.
+    func rotatingBeacon(uuid: String, major: Int, minor: Int) async throws -> String? {
+        guard let major = UInt16(exactly: major), let minor = UInt16(exactly: minor) else { return nil }
+        let list = try await list()
+        guard let bike = list.rotating[UInt32(major) << 16 | UInt32(minor)],
+            let beacon = try await rotatingListing().beacons[bike], beacon.uuid == uuid.uppercased()
+        else { return nil }
+        return beacon.id
     }
 
     /// The current list's missing rotating bikes, their keys opened: what a sighting is verified against.

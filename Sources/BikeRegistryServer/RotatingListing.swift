@@ -7,6 +7,8 @@ import Foundation
 /// time is given, and nothing is stored.
 struct RotatingListing: Sendable {
     struct Beacon: Sendable {
+        /// The beacon's id (`rbn_…`), which its bike's row holds (`RotatingBeaconClaim`).
+        var id: String
         var key: SymmetricKey
         var window: RotatingWindow
         /// The region's UUID the beacon advertises.
@@ -29,7 +31,7 @@ struct RotatingListing: Sendable {
                 continue
             }
             beacons[bike.id] = Beacon(
-                key: SymmetricKey(data: key),
+                id: rotating.id, key: SymmetricKey(data: key),
                 window: RotatingWindow(period: UInt32(clamping: rotating.period), offset: rotating.clockOffset),
                 uuid: rotating.uuid)
         }
@@ -53,10 +55,23 @@ struct RotatingListing: Sendable {
         .min()
     }
 
-    /// The bike's identities at `time`, as `[major, minor]` pairs, oldest first.
-    func identities(bikeId: String, at time: Int64) -> [[Int]]? {
-        guard let beacon = beacons[bikeId] else { return nil }
-        return beacon.window.identities(key: beacon.key, at: time).map { [Int($0.major), Int($0.minor)] }
+    /// Every bike's identities at `time`, as `[major, minor]` pairs, oldest first, by bike id.
+    func identities(at time: Int64) -> [String: [[Int]]] {
+        beacons.mapValues { beacon in
+            beacon.window.identities(key: beacon.key, at: time).map { [Int($0.major), Int($0.minor)] }
+        }
+    }
+
+    /// The bike each identity of `identities` is, by `major << 16 | minor`: what a finder's lookup reads. Two
+    /// bikes' identities can coincide (2^-32 a pair); the first bike by id keeps it.
+    static func index(_ identities: [String: [[Int]]]) -> [UInt32: String] {
+        var index: [UInt32: String] = [:]
+        for bike in identities.keys.sorted() {
+            for pair in identities[bike] ?? [] where index[UInt32(pair[0]) << 16 | UInt32(pair[1])] == nil {
+                index[UInt32(pair[0]) << 16 | UInt32(pair[1])] = bike
+            }
+        }
+        return index
     }
 
     /// Whether (`major`, `minor`) heard at `time` is the bike's identity for an epoch of its window, and if so the

@@ -127,15 +127,16 @@ final class StationRoutes: Sendable {
     }
 
     /// `GET /bikes`'s body, encoded once per version of the list (`RegistrySnapshot`) and, with rotating bikes,
-    /// once per window: each missing rotating bike with its identities at `time`. A rotating bike whose key the
-    /// server cannot open is left out (`RotatingListing.unopened`): its entry would match nothing.
-    static func encode(_ bikes: [MissingBike], rotating: RotatingListing, at time: Int64) throws -> ByteBuffer {
+    /// once per window: each missing rotating bike with its identities of the moment (`RotatingListing.identities`).
+    /// A rotating bike whose key the server cannot open is left out (`RotatingListing.unopened`): its entry would
+    /// match nothing.
+    static func encode(_ bikes: [MissingBike], identities rotating: [String: [[Int]]]) throws -> ByteBuffer {
         let listed = bikes.compactMap { bike -> ListedBike? in
             var listed = ListedBike(
                 id: bike.id, beaconUUID: bike.uuid, beaconMajor: bike.major, beaconMinor: bike.minor, missing: true,
                 make: bike.make, model: bike.model, colour: bike.colour)
             guard let beacon = bike.rotating else { return listed }
-            guard let identities = rotating.identities(bikeId: bike.id, at: time) else { return nil }
+            guard let identities = rotating[bike.id] else { return nil }
             listed.beaconUUID = beacon.uuid
             listed.beaconIdentities = identities
             return listed

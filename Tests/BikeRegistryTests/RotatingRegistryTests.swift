@@ -247,6 +247,46 @@ import Testing
         }
     }
 
+    /// "Found a beacon?": a missing bike's rotating beacon, found by the identity a scanner shows now, is
+    /// registered and missing, and a finder's report pauses it; an identity outside its window is nobody's; the
+    /// operator's removal deletes the bike and revokes the beacon.
+    @Test(arguments: StoreKind.allCases) func aFinderReportsARotatingBeaconByTheIdentityItShowsNow(store: StoreKind)
+        async throws
+    {
+        let directory = try TemporaryDirectory("bike-registry-rotating-finder")
+        defer { directory.remove() }
+        let registry = try await Self.harness(store, directory: directory.path)
+        try await withTeardown({ await registry.stop() }) {
+            let code = try await Self.issue(registry)
+            let claimed = try await registry.request(.POST, "/owner/bikes", body: Self.body(code: code))
+            let bikeId = try #require(claimed.object["id"] as? String)
+            let token = try #require(claimed.object["ownerToken"] as? String)
+            func path(_ identity: RotatingIdentity) -> String {
+                "/beacons/\(Self.region.lowercased())/\(identity.major)/\(identity.minor)"
+            }
+            let now = Self.identity(at: Date())
+            let parked = try await registry.request(.GET, path(now))
+            #expect(parked.object["registered"] as? Bool == false, "not missing: not recognised, \(parked.body)")
+            _ = try await registry.request(.PATCH, "/owner/bikes/\(bikeId)", bearer: token, body: #"{"missing":true}"#)
+            let found = try await registry.request(.GET, path(now))
+            #expect(found.object["registered"] as? Bool == true && found.object["missing"] as? Bool == true)
+            let old = try await registry.request(.GET, path(Self.identity(at: Date() - 3 * 3_600)))
+            #expect(old.object["registered"] as? Bool == false, "outside the window: \(old.body)")
+            let other = try await registry.request(
+                .GET, "/beacons/E2C56DB5-DFFB-48D2-B060-D0F5A71096E0/\(now.major)/\(now.minor)")
+            #expect(other.object["registered"] as? Bool == false, "another region's UUID")
+
+            #expect(try await registry.request(.POST, path(now) + "/abuse").status == 202)
+            let bike = try await registry.request(.GET, "/owner/bikes/\(bikeId)", bearer: token)
+            #expect(bike.status == 200)
+            let report = try #require(try await registry.database.abuseReports().first)
+            #expect(report.bikeId == bikeId)
+            #expect(try await registry.database.resolveAbuse(id: report.id, .removed, now: Date()))
+            #expect(try await registry.database.rotatingBeacons().map(\.state) == [.revoked])
+            #expect(try await registry.request(.POST, "/owner/bikes", body: Self.body(code: code)).status == 403)
+        }
+    }
+
     /// Every refresh that finds the window moved wants the new list at once: it is encoded once, and the others wait
     /// for it (a list of 10,000 rotating bikes is 170,000 HMACs to encode).
     @Test func refreshesAtAWindowsMoveEncodeItOnce() async throws {
@@ -275,9 +315,9 @@ import Testing
             let encodings = Mutex(0)
             let snapshot = RegistrySnapshot(
                 database: database, interval: .seconds(60), logger: logger, sealer: sealer, now: clock.read
-            ) { bikes, listing, time in
+            ) { bikes, identities in
                 encodings.withLock { $0 += 1 }
-                return try StationRoutes.encode(bikes, rotating: listing, at: time)
+                return try StationRoutes.encode(bikes, identities: identities)
             }
             func refreshAll() async throws -> Set<String> {
                 try await withThrowingTaskGroup(of: String.self) { group in
@@ -306,7 +346,8 @@ import Testing
                     id: id, uuid: Self.region, period: 900, sealedKey: sealer.seal(key, beacon: id), clockOffset: 0))
         }
         let listing = RotatingListing(bikes, sealer: sealer)
-        let body = try StationRoutes.encode(bikes, rotating: listing, at: Int64(Date().timeIntervalSince1970))
+        let body = try StationRoutes.encode(
+            bikes, identities: listing.identities(at: Int64(Date().timeIntervalSince1970)))
         let entries = try #require(try JSONSerialization.jsonObject(with: Data(buffer: body)) as? [[String: Any]])
         #expect(entries.count == 1_000 && entries.allSatisfy { ($0["beaconIdentities"] as? [[Int]])?.count == 17 })
         #expect(body.readableBytes < 512 * 1_024, "\(body.readableBytes) bytes")

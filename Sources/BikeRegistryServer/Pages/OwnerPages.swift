@@ -72,8 +72,7 @@ struct OwnerPages: Sendable {
             uuid: form["uuid"] ?? "", major: form["major"] ?? "", minor: form["minor"] ?? "",
             make: form["make"] ?? "", model: form["model"] ?? "", colour: form["colour"] ?? "")
         let registering: RegistrationRequest
-        // With a code and no minor, the region's UUID and major the open form fills in are the page's, not the
-        // owner's: not held against the code (a rotating beacon has no major to match).
+        // With a code and no minor, the UUID and major the open form fills in are not the owner's to hold against it.
         let numbers = Self.given(view.claimCode) == nil || Self.given(view.minor) != nil
         do {
             registering = try NewBikeFields.checked(

@@ -5,7 +5,8 @@ import PostgresNIO
 extension PostgresRegistryStore {
     public func lookupBeacon(uuid: String, major: Int, minor: Int) async throws -> BeaconLookup {
         let found = try await rows(
-            "SELECT missing FROM bike WHERE uuid = \(uuid.uppercased()) AND major = \(major) AND minor = \(minor)")
+            "SELECT missing FROM bike WHERE uuid = \(RotatingBeaconClaim.stored(uuid, major: major)) AND major = \(major) AND minor = \(minor)"
+        )
         let missing = try found.first?.decode(Bool.self)
         return BeaconLookup(registered: missing != nil, missing: missing ?? false)
     }
@@ -13,7 +14,7 @@ extension PostgresRegistryStore {
     public func reportAbuse(uuid: String, major: Int, minor: Int, message: String?, now: Date) async throws
         -> AbuseOutcome
     {
-        let uuid = uuid.uppercased()
+        let uuid = RotatingBeaconClaim.stored(uuid, major: major)
         return try await transaction { [logger] connection in
             guard
                 let bike = try await connection.query(
@@ -88,6 +89,12 @@ extension PostgresRegistryStore {
                     """
                     UPDATE beacon SET revokedAt = \(Self.seconds(now))
                     WHERE uuid = \(bike.uuid) AND major = \(bike.major) AND minor = \(bike.minor) AND revokedAt IS NULL
+                    """, logger: logger)
+                // A rotating beacon is revoked too, and no longer holds the bike.
+                try await connection.query(
+                    """
+                    UPDATE rotatingBeacon SET bikeId = NULL, revokedAt = coalesce(revokedAt, \(Self.seconds(now)))
+                    WHERE bikeId = \(bikeId)
                     """, logger: logger)
                 if bike.missing { try await Self.bumpListVersion(connection, logger: logger) }
             }

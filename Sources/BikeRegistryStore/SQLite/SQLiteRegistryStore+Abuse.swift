@@ -6,7 +6,7 @@ extension SQLiteRegistryStore {
         try await pool.read { db in
             let missing = try Bool.fetchOne(
                 db, sql: "SELECT missing FROM bike WHERE uuid = ? AND major = ? AND minor = ?",
-                arguments: [uuid.uppercased(), major, minor])
+                arguments: [RotatingBeaconClaim.stored(uuid, major: major), major, minor])
             return BeaconLookup(registered: missing != nil, missing: missing ?? false)
         }
     }
@@ -14,7 +14,7 @@ extension SQLiteRegistryStore {
     public func reportAbuse(uuid: String, major: Int, minor: Int, message: String?, now: Date) async throws
         -> AbuseOutcome
     {
-        let uuid = uuid.uppercased()
+        let uuid = RotatingBeaconClaim.stored(uuid, major: major)
         return try await write { db in
             guard
                 let bike = try Row.fetchOne(
@@ -81,6 +81,10 @@ extension SQLiteRegistryStore {
                         UPDATE beacon SET revokedAt = ? WHERE uuid = ? AND major = ? AND minor = ? AND revokedAt IS NULL
                         """,
                     arguments: [Self.seconds(now), bike.uuid, bike.major, bike.minor])
+                // A rotating beacon is revoked too, and no longer holds the bike.
+                try db.execute(
+                    sql: "UPDATE rotatingBeacon SET bikeId = NULL, revokedAt = coalesce(revokedAt, ?) WHERE bikeId = ?",
+                    arguments: [Self.seconds(now), bikeId])
                 if bike.missing { try Self.bumpListVersion(db) }
             }
             return true
