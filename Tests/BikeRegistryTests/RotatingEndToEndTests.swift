@@ -16,14 +16,8 @@ import Testing
     /// One advertising report of an iBeacon from `address` (most significant byte first) as `hcidump -R` shows an
     /// incoming H4 packet, at `time` in Unix seconds.
     static func advert(at time: Double, address: [UInt8], major: UInt16, minor: UInt16, rssi: Int8) -> String {
-        let uuid = region.replacingOccurrences(of: "-", with: "")
         var data: [UInt8] = [0x02, 0x01, 0x06, 0x1A, 0xFF, 0x4C, 0x00, 0x02, 0x15]
-        var index = uuid.startIndex
-        while index < uuid.endIndex {
-            let next = uuid.index(index, offsetBy: 2)
-            data.append(UInt8(uuid[index..<next], radix: 16)!)
-            index = next
-        }
+        data += bytes(hex: region.replacingOccurrences(of: "-", with: ""))
         data += [UInt8(major >> 8), UInt8(major & 0xFF), UInt8(minor >> 8), UInt8(minor & 0xFF), 0xC5]
         // LE Meta, Advertising Report: one report, ADV_IND, a random address (little-endian), the data, the RSSI.
         let report: [UInt8] =
@@ -48,16 +42,7 @@ import Testing
         }
     }
 
-    static func bytes(hex: String) -> [UInt8] {
-        var bytes: [UInt8] = []
-        var index = hex.startIndex
-        while index < hex.endIndex {
-            let next = hex.index(index, offsetBy: 2)
-            bytes.append(UInt8(hex[index..<next], radix: 16)!)
-            index = next
-        }
-        return bytes
-    }
+    static func bytes(hex: String) -> [UInt8] { RotatingBeaconProvisioningTests.bytes(hex: hex) }
 
     @Test(arguments: StoreKind.allCases) func aParkedRotatingBikeIsOneVisitAndACloneTellsNobody(store: StoreKind)
         async throws
