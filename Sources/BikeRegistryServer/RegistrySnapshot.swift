@@ -66,6 +66,9 @@ final class RegistrySnapshot: Service {
     private let now: @Sendable () -> Date
     private let encode: @Sendable ([MissingBike], [String: [[Int]]]) throws -> ByteBuffer
     private let state = Mutex(State())
+    /// False only while the read held is of the current version and lists no rotating bike (set under `state`'s
+    /// lock, with what it describes): then a sighting needs no verification, and a post takes no lock for it.
+    private let mayListRotating = Atomic(true)
 
     init(
         database: any RegistryStore, interval: Duration, logger: Logger, sealer: BeaconKeySealer? = nil,
@@ -187,7 +190,13 @@ final class RegistrySnapshot: Service {
 
     /// The current list's missing rotating bikes, their keys opened: what a sighting is verified against.
     func rotatingListing() async throws -> RotatingListing {
-        try await read(version: try await listVersion()).rotating
+        guard mayListRotating.load(ordering: .acquiring) else { return RotatingListing([], sealer: nil) }
+        let held = state.withLock { state -> RotatingListing? in
+            guard let version = state.versions?.list, let read = state.read, read.version >= version else { return nil }
+            return read.rotating
+        }
+        if let held { return held }
+        return try await read(version: try await listVersion()).rotating
     }
 
     private func read(version: Int64) async throws -> Read {
@@ -200,7 +209,13 @@ final class RegistrySnapshot: Service {
             )
         }
         state.withLock { state in
-            if (state.read?.version ?? .min) < at { state.read = read }
+            guard (state.read?.version ?? .min) < at else { return }
+            state.read = read
+            if read.rotating.beacons.isEmpty, at >= (state.versions?.list ?? .max) {
+                mayListRotating.store(false, ordering: .releasing)
+            } else {
+                mayListRotating.store(true, ordering: .releasing)
+            }
         }
         return read
     }
@@ -222,6 +237,8 @@ final class RegistrySnapshot: Service {
         state.withLock { state in
             // A slower refresh that read older versions does not undo a newer one.
             if let stations, versions.stations >= (state.versions?.stations ?? .min) { state.stations = stations }
+            // A new version may list rotating bikes until it is read.
+            if versions.list > (state.versions?.list ?? .min) { mayListRotating.store(true, ordering: .releasing) }
             state.versions = RegistryVersions(
                 list: max(versions.list, state.versions?.list ?? .min),
                 stations: max(versions.stations, state.versions?.stations ?? .min))

@@ -288,12 +288,20 @@ enum RegistrySchema {
         },
         Migration(identifier: "v10-verified-sightings") { _ in
             [
-                // A sighting of a rotating beacon's bike whose identity the server could not verify against the
-                // beacon's key (issue 41): kept, owing nothing, and counted for the operator (`stats`).
-                "ALTER TABLE sighting ADD COLUMN unverified BOOLEAN NOT NULL DEFAULT FALSE"
+                // Whether the server verified the identity heard against the bike's rotating beacon's key (issue 41).
+                // A rotating beacon's bike's sighting without it is unverified: kept, owing nothing, and counted for
+                // the operator (`stats`, through the bike: no lookup of the bike when a sighting is written).
+                "ALTER TABLE sighting ADD COLUMN verifiedRotating BOOLEAN NOT NULL DEFAULT FALSE"
             ]
         },
     ]
+
+    /// The count of unverified sightings (`VisitNotifications.unverified`): a rotating beacon's bike's (major -1,
+    /// `RotatingBeaconClaim`) that the server did not verify.
+    static let unverifiedSightings = """
+        SELECT count(*) FROM bike JOIN sighting ON sighting.bikeId = bike.id
+        WHERE bike.major < 0 AND NOT sighting.verifiedRotating
+        """
 
     /// The bike's target on the channel named by `channel` (an SQL expression), from the columns of `bike` (its name
     /// or alias): NULL when it has none. An address gets nothing but its confirmation until it is confirmed.

@@ -54,7 +54,7 @@ extension PostgresRegistryStore {
     }
 
     public func unverifiedSightings() async throws -> Int {
-        try await rows("SELECT count(*) FROM sighting WHERE unverified").first?.decode(Int.self) ?? 0
+        try await rows("\(unescaped: RegistrySchema.unverifiedSightings)").first?.decode(Int.self) ?? 0
     }
 
     public func hasSighting(_ id: String) async throws -> Bool {

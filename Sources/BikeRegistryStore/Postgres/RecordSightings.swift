@@ -16,11 +16,11 @@ struct RecordSightings: PostgresPreparedStatement {
                            verifiedRotating)
         ), inserted AS (
             INSERT INTO sighting (id, stationId, bikeId, kind, seenAt, firstSeen, lastSeen, proximity, rssi, count, visitId, receivedAt, timesAsReceived,
-                                  unverified)
+                                  verifiedRotating)
             SELECT id, stationId, bikeId, kind, seenAt, firstSeen, lastSeen, proximity, nullif(rssi, 'NaN'), count, visitId, $12, timesAsReceived,
-                   NOT verifiedRotating AND EXISTS (SELECT 1 FROM bike WHERE bike.id = posted.bikeId AND bike.major < 0)
+                   verifiedRotating
             FROM posted
-            ON CONFLICT (id) DO NOTHING RETURNING id, bikeId, visitId, unverified
+            ON CONFLICT (id) DO NOTHING RETURNING id, bikeId, visitId, verifiedRotating
         ), owed AS (
             INSERT INTO notification (id, bikeId, visitId, type, channel, target, payload, createdAt, nextAttemptAt)
             SELECT candidate.id, bike.id, inserted.visitId, candidate.type, candidate.channel,
@@ -28,7 +28,8 @@ struct RecordSightings: PostgresPreparedStatement {
             FROM unnest($13::text[], $14::text[], $15::text[], $16::text[], $17::text[], $18::boolean[])
                 AS candidate (sightingId, id, type, channel, payload, due)
             JOIN inserted ON inserted.id = candidate.sightingId
-            JOIN bike ON bike.id = inserted.bikeId AND bike.missing AND NOT bike.paused AND NOT inserted.unverified
+            JOIN bike ON bike.id = inserted.bikeId AND bike.missing AND NOT bike.paused
+                     AND (bike.major >= 0 OR inserted.verifiedRotating)
             WHERE candidate.due AND (\(RegistrySchema.target(channel: "candidate.channel", bike: "bike"))) IS NOT NULL
             ON CONFLICT DO NOTHING RETURNING visitId
         )

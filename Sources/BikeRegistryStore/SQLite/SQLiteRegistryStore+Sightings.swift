@@ -8,9 +8,8 @@ extension SQLiteRegistryStore {
         return try await write { db in
             try db.execute(
                 sql: """
-                    INSERT INTO sighting (id, stationId, bikeId, kind, seenAt, firstSeen, lastSeen, proximity, rssi, count, visitId, receivedAt, timesAsReceived, unverified)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-                            NOT ? AND EXISTS (SELECT 1 FROM bike WHERE id = ? AND major < 0)) ON CONFLICT (id) DO NOTHING
+                    INSERT INTO sighting (id, stationId, bikeId, kind, seenAt, firstSeen, lastSeen, proximity, rssi, count, visitId, receivedAt, timesAsReceived, verifiedRotating)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING
                     """,
                 arguments: [
                     sighting.sightingId, station.id, sighting.bikeId, sighting.kind.rawValue,
@@ -18,7 +17,6 @@ extension SQLiteRegistryStore {
                     Self.seconds(sighting.firstSeen), Self.seconds(sighting.lastSeen), sighting.proximity,
                     sighting.rssi, sighting.count,
                     visit.visitId, Self.seconds(now), sighting.timesAsReceived, sighting.verifiedRotating,
-                    sighting.bikeId,
                 ])
             guard db.changesCount > 0 else { return .repeated }
             guard
@@ -65,7 +63,7 @@ extension SQLiteRegistryStore {
     }
 
     public func unverifiedSightings() async throws -> Int {
-        try await pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sighting WHERE unverified") ?? 0 }
+        try await pool.read { db in try Int.fetchOne(db, sql: RegistrySchema.unverifiedSightings) ?? 0 }
     }
 
     public func hasSighting(_ id: String) async throws -> Bool {
