@@ -326,7 +326,7 @@ struct OwnerBike: Encodable {
         uuid = bike.uuid
         major = bike.major
         minor = bike.minor
-        rotatingBeacon = bike.isRotating ? bike.uuid : nil
+        rotatingBeacon = bike.rotatingBeaconID
         make = bike.make
         model = bike.model
         colour = bike.colour

@@ -180,10 +180,11 @@ final class RegistrySnapshot: Service {
     /// What a finder's lookup of an identity heard now reads: a rotating beacon is recognised while its bike is
     /// missing, which is when stations follow it.
     func rotatingBeacon(uuid: String, major: Int, minor: Int) async throws -> String? {
-        guard let major = UInt16(exactly: major), let minor = UInt16(exactly: minor) else { return nil }
-        let list = try await list()
-        guard let bike = list.rotating[UInt32(major) << 16 | UInt32(minor)],
-            let beacon = try await rotatingListing().beacons[bike], beacon.uuid == uuid.uppercased()
+        // The listing first: a registry listing no rotating bike answers from memory, without the list.
+        let listing = try await rotatingListing()
+        guard !listing.beacons.isEmpty, let major = UInt16(exactly: major), let minor = UInt16(exactly: minor),
+            let bike = try await list().rotating[UInt32(major) << 16 | UInt32(minor)],
+            let beacon = listing.beacons[bike], beacon.uuid == uuid.uppercased()
         else { return nil }
         return beacon.id
     }

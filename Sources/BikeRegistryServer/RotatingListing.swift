@@ -39,20 +39,16 @@ struct RotatingListing: Sendable {
         self.unopened = unopened
     }
 
-    /// The moment the listing at `time` began: the latest epoch boundary of any beacon at or before it, the same for
-    /// every server of one database, so it can name the list (its ETag). nil when there is no rotating bike: the list
-    /// then never changes with time. (A learned offset is whole periods, so each beacon's boundaries are multiples
-    /// of its period.)
+    /// The moment the listing at `time` began: the latest start of any beacon's epoch at or before it
+    /// (`RotatingWindow.epochStart`), the same for every server of one database, so it can name the list (its ETag).
+    /// nil when there is no rotating bike: the list then never changes with time.
     func start(at time: Int64) -> Int64? {
-        beacons.values.map { RotatingWindowBoundary.start(period: $0.window.period, at: time) }.max()
+        beacons.values.map { $0.window.epochStart(at: time) }.max()
     }
 
     /// The first moment after `time` at which some beacon's window moves, and the listing with it.
     func end(at time: Int64) -> Int64? {
-        beacons.values.map {
-            RotatingWindowBoundary.start(period: $0.window.period, at: time) + Int64($0.window.period)
-        }
-        .min()
+        beacons.values.map { $0.window.epochStart(at: time) + Int64($0.window.period) }.min()
     }
 
     /// Every bike's identities at `time`, as `[major, minor]` pairs, oldest first, by bike id.
@@ -67,8 +63,9 @@ struct RotatingListing: Sendable {
     static func index(_ identities: [String: [[Int]]]) -> [UInt32: String] {
         var index: [UInt32: String] = [:]
         for bike in identities.keys.sorted() {
-            for pair in identities[bike] ?? [] where index[UInt32(pair[0]) << 16 | UInt32(pair[1])] == nil {
-                index[UInt32(pair[0]) << 16 | UInt32(pair[1])] = bike
+            for pair in identities[bike] ?? [] {
+                let identity = UInt32(pair[0]) << 16 | UInt32(pair[1])
+                if index[identity] == nil { index[identity] = bike }
             }
         }
         return index
@@ -89,14 +86,5 @@ struct RotatingListing: Sendable {
         case notListed
         case failed
         case verified(learnedOffset: Int64, offset: Int64)
-    }
-}
-
-/// Where a period's epochs begin: multiples of the period since 1970.
-enum RotatingWindowBoundary {
-    static func start(period: UInt32, at time: Int64) -> Int64 {
-        let period = Int64(max(period, 1))
-        let quotient = time / period
-        return (time % period != 0 && time < 0 ? quotient - 1 : quotient) * period
     }
 }

@@ -20,6 +20,17 @@ import Testing
         #expect(RotatingWindow(period: 1).halfWidth == RotatingWindow.maximumHalfWidth, "a short period is capped")
     }
 
+    /// Where the listing's ETag moves: the start of the epoch in progress, a multiple of the period whatever the
+    /// learned offset (whole periods), before 1970 too.
+    @Test func anEpochStartsAtAMultipleOfItsPeriod() {
+        for offset: Int64 in [0, 2_400, -3_600] {
+            let window = RotatingWindow(period: 60, offset: offset)
+            #expect(window.epochStart(at: 119) == 60 && window.epochStart(at: 120) == 120)
+            #expect(window.epochStart(at: -1) == -60 && window.epochStart(at: Self.now) == Self.now)
+        }
+        #expect(RotatingWindow(period: 900).epochStart(at: Self.now + 899) == Self.now)
+    }
+
     @Test func theIdentityOfTheMomentIsVerifiedAndACloneFromThreeHoursAgoIsNot() {
         let window = RotatingWindow(period: 60)
         let present = RotatingIdentity(key: Self.key, period: 60, unixTime: UInt64(Self.now))

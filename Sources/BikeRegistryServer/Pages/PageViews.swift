@@ -90,7 +90,7 @@ struct BikeView: Sendable {
         self.path = path
         self.csrf = csrf
         self.bike = bike
-        rotatingBeacon = bike.isRotating ? bike.uuid : nil
+        rotatingBeacon = bike.rotatingBeaconID
         ntfy = bike.ntfyURL ?? ""
         webhook = bike.webhookURL ?? ""
         email = bike.email?.address ?? ""

@@ -27,6 +27,10 @@ public struct RotatingWindow: Hashable, Sendable {
     /// The epoch the beacon shows at true time `time`, by its learned offset.
     public func centre(at time: Int64) -> Int64 { Self.floorDivide(time + offset, Int64(period)) }
 
+    /// When the beacon's epoch in progress at true time `time` began. A learned offset is whole periods, so every
+    /// beacon's epochs begin at multiples of its period since 1970, whatever its offset.
+    public func epochStart(at time: Int64) -> Int64 { Self.floorDivide(time, Int64(period)) * Int64(period) }
+
     /// The epochs accepted at `time`, oldest first (none before epoch 0).
     public func epochs(at time: Int64) -> ClosedRange<Int64> {
         let centre = centre(at: time)

@@ -25,6 +25,8 @@ public struct Bike: Sendable, Equatable {
     /// Its beacon is a rotating one (docs/rotating-beacon.md): `uuid` is then the beacon's id (`rbn_…`), and `major`
     /// and `minor` are `RotatingBeaconClaim.major` and `.minor`, which no iBeacon advertises.
     public var isRotating: Bool { major < 0 }
+    /// The rotating beacon's id (`rbn_…`); nil for a fixed beacon.
+    public var rotatingBeaconID: String? { isRotating ? uuid : nil }
 
     /// Where a message on `channel` goes; nil when the bike has no target there (an address until it is confirmed).
     public func target(on channel: PendingNotification.Channel) -> String? {
