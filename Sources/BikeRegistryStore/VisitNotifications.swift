@@ -39,9 +39,11 @@ struct VisitNotifications {
     }
 
     /// Every message a visit can owe a missing bike's owner, seen and left on each channel, before the bike's targets
-    /// are known: `due` says whether this sighting owes it (left only on an exit; a message not due has no
-    /// payload). A store that reads the bike in the statement that writes them keeps those due on a channel the
-    /// bike has a target for; six, always, in this order, so that statement is the same text every time.
+    /// are known: `due` says whether this sighting owes it (left only on an exit). A message not due has neither id
+    /// nor payload, since nothing is written for it. A store that reads the bike in the statement that writes them
+    /// keeps those due on a channel the bike has a target for. Six, always: PostgreSQL plans that statement once,
+    /// for a batch of any size, and with half of them not due it looks each bike up by its key, where otherwise it
+    /// guesses more rows and reads every missing bike (docs/performance-history.md).
     func candidates(by sighting: SightingReport, station: Station, now: Date) throws -> [Candidate] {
         var candidates: [Candidate] = []
         for (type, at) in [(NotificationPayload.Kind.seen, sighting.firstSeen), (.left, sighting.lastSeen)] {
@@ -53,11 +55,9 @@ struct VisitNotifications {
                     proximity: sighting.proximity, visitId: visitId, timesAsReceived: sighting.timesAsReceived
                 ).json() : ""
             for channel in PendingNotification.Channel.allCases {
-                candidates.append(
-                    Candidate(
-                        id: Secrets.derivedID(prefix: "msg_", [visitId, type.rawValue, channel.rawValue]), type: type,
-                        channel: channel,
-                        payload: payload, due: due))
+                // An id is a SHA-256: three of a post's six would be hashed for nothing.
+                let id = due ? Secrets.derivedID(prefix: "msg_", [visitId, type.rawValue, channel.rawValue]) : ""
+                candidates.append(Candidate(id: id, type: type, channel: channel, payload: payload, due: due))
             }
         }
         return candidates
