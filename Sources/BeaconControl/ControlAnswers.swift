@@ -1,4 +1,4 @@
-public import Logging
+import Logging
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

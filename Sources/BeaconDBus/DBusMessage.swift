@@ -80,7 +80,8 @@ public final class DBusMessage: @unchecked Sendable {
     }
 
     private static func write(_ value: DBusValue, into iterator: inout DBusMessageIter) {
-        func basic<T>(_ type: Character, _ value: T) {
+        // Only plain values: D-Bus copies the bytes behind the pointer.
+        func basic<T: BitwiseCopyable>(_ type: Character, _ value: T) {
             var copy = value
             _ = dbus_message_iter_append_basic(&iterator, Int32(type.asciiValue!), &copy)
         }
@@ -139,7 +140,7 @@ public final class DBusMessage: @unchecked Sendable {
     }
 
     private static func read(_ iterator: inout DBusMessageIter) -> DBusValue? {
-        func basic<T>(_ zero: T) -> T {
+        func basic<T: BitwiseCopyable>(_ zero: T) -> T {
             var value = zero
             dbus_message_iter_get_basic(&iterator, &value)
             return value

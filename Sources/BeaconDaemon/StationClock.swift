@@ -1,4 +1,4 @@
-public import BeaconCapture
+import BeaconCapture
 import BeaconPOSIX
 
 /// The station's time, read through the one value `Daemon` hands each of its parts: the wall clock (what leaves

@@ -1,5 +1,5 @@
 internal import CCurl
-public import Foundation
+import Foundation
 
 /// The operator's mail relay, reached through libcurl's SMTP: one connection and one transaction a message, with
 /// TLS always (implicit on `smtps://`, STARTTLS required on `smtp://`) and the relay's certificate verified against

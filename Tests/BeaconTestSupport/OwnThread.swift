@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Runs `body` on a thread of its own and awaits it. For a test's long blocking or CPU-bound work: Swift Testing
 /// runs tests on the cooperative pool, one thread per core, and work that holds a pool thread for minutes holds up

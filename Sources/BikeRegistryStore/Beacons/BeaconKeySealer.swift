@@ -1,4 +1,4 @@
-public import Crypto
+import Crypto
 import Foundation
 
 /// Seals rotating beacons' keys for the database with a key the database does not hold (`--key-file`, or a systemd

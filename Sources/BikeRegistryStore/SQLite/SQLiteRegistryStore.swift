@@ -83,7 +83,7 @@ public final class SQLiteRegistryStore: RegistryStore {
     /// Copies what the `-wal` holds into the database file first, so a stopped registry's data is all in that one
     /// file (GRDB's readers are read-only connections, which SQLite does not let checkpoint as they close).
     public func close() async {
-        try? await pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+        _ = try? await pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
         try? pool.close()
     }
 
