@@ -183,7 +183,7 @@ final class RegistrySnapshot: Service {
         // The listing first: a registry listing no rotating bike answers from memory, without the list.
         let listing = try await rotatingListing()
         guard !listing.beacons.isEmpty, let major = UInt16(exactly: major), let minor = UInt16(exactly: minor),
-            let bike = try await list().rotating[UInt32(major) << 16 | UInt32(minor)],
+            let bike = try await list().rotating[RotatingListing.indexKey(major: major, minor: minor)],
             let beacon = listing.beacons[bike], beacon.uuid == uuid.uppercased()
         else { return nil }
         return beacon.id
@@ -212,11 +212,8 @@ final class RegistrySnapshot: Service {
         state.withLock { state in
             guard (state.read?.version ?? .min) < at else { return }
             state.read = read
-            if read.rotating.beacons.isEmpty, at >= (state.versions?.list ?? .max) {
-                mayListRotating.store(false, ordering: .releasing)
-            } else {
-                mayListRotating.store(true, ordering: .releasing)
-            }
+            let listsNone = read.rotating.beacons.isEmpty && at >= (state.versions?.list ?? .max)
+            mayListRotating.store(!listsNone, ordering: .releasing)
         }
         return read
     }

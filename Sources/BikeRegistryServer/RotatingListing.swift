@@ -58,18 +58,21 @@ struct RotatingListing: Sendable {
         }
     }
 
-    /// The bike each identity of `identities` is, by `major << 16 | minor`: what a finder's lookup reads. Two
-    /// bikes' identities can coincide (2^-32 a pair); the first bike by id keeps it.
+    /// The bike each identity of `identities` is, by `indexKey`: what a finder's lookup reads. Two bikes'
+    /// identities can coincide (2^-32 a pair); the first bike by id keeps it.
     static func index(_ identities: [String: [[Int]]]) -> [UInt32: String] {
         var index: [UInt32: String] = [:]
         for bike in identities.keys.sorted() {
             for pair in identities[bike] ?? [] {
-                let identity = UInt32(pair[0]) << 16 | UInt32(pair[1])
+                let identity = indexKey(major: UInt16(pair[0]), minor: UInt16(pair[1]))
                 if index[identity] == nil { index[identity] = bike }
             }
         }
         return index
     }
+
+    /// An identity's key in `index`.
+    static func indexKey(major: UInt16, minor: UInt16) -> UInt32 { UInt32(major) << 16 | UInt32(minor) }
 
     /// Whether (`major`, `minor`) heard at `time` is the bike's identity for an epoch of its window, and if so the
     /// offset that sighting teaches (`RotatingWindow.learn`).

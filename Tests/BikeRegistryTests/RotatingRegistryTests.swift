@@ -47,6 +47,15 @@ import Testing
         }
     }
 
+    /// A rotating beacon issued and claimed by its code: the code, the bike's id and its owner's token.
+    static func claimed(_ registry: RegistryHarness) async throws -> (code: String, bikeId: String, token: String) {
+        let code = try await issue(registry)
+        let claimed = try await registry.request(.POST, "/owner/bikes", body: body(code: code))
+        let bikeId = try #require(claimed.object["id"] as? String)
+        let token = try #require(claimed.object["ownerToken"] as? String)
+        return (code, bikeId, token)
+    }
+
     static func body(code: String, extra: String = "") -> String {
         #"{"claimCode":"\#(code)","make":"Ducati","model":"Monster","colour":"red"\#(extra)}"#
     }
@@ -189,10 +198,7 @@ import Testing
             await registry.stop()
             await receiver.stop()
         }) {
-            let code = try await Self.issue(registry)
-            let claimed = try await registry.request(.POST, "/owner/bikes", body: Self.body(code: code))
-            let bikeId = try #require(claimed.object["id"] as? String)
-            let token = try #require(claimed.object["ownerToken"] as? String)
+            let (_, bikeId, token) = try await Self.claimed(registry)
             let patch = #"{"missing":true,"notify":{"webhook":"\#(receiver.url("/hook"))"}}"#
             #expect(
                 try await registry.request(.PATCH, "/owner/bikes/\(bikeId)", bearer: token, body: patch).status == 200)
@@ -239,10 +245,7 @@ import Testing
         defer { directory.remove() }
         let registry = try await Self.harness(.sqlite, directory: directory.path, keys: false)
         try await withTeardown({ await registry.stop() }) {
-            let code = try await Self.issue(registry)
-            let claimed = try await registry.request(.POST, "/owner/bikes", body: Self.body(code: code))
-            let bikeId = try #require(claimed.object["id"] as? String)
-            let token = try #require(claimed.object["ownerToken"] as? String)
+            let (_, bikeId, token) = try await Self.claimed(registry)
             _ = try await registry.request(.PATCH, "/owner/bikes/\(bikeId)", bearer: token, body: #"{"missing":true}"#)
             let key = try await registry.database.addStation(name: "Ace", latitude: 51.5, longitude: -0.2)
             let list = try await registry.request(.GET, "/bikes", bearer: key)
@@ -264,10 +267,7 @@ import Testing
         defer { directory.remove() }
         let registry = try await Self.harness(store, directory: directory.path)
         try await withTeardown({ await registry.stop() }) {
-            let code = try await Self.issue(registry)
-            let claimed = try await registry.request(.POST, "/owner/bikes", body: Self.body(code: code))
-            let bikeId = try #require(claimed.object["id"] as? String)
-            let token = try #require(claimed.object["ownerToken"] as? String)
+            let (code, bikeId, token) = try await Self.claimed(registry)
             func path(_ identity: RotatingIdentity) -> String {
                 "/beacons/\(Self.region.lowercased())/\(identity.major)/\(identity.minor)"
             }
