@@ -198,13 +198,15 @@ let package = Package(
             dependencies: ["BeaconCLI", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
 
+        // bike-registry's domain, pure: the model, missing reports and their rules, claim codes, rotating windows,
+        // notification channels, and each decision a store's transaction applies. No database, no I/O, no clock.
+        .target(name: "BikeRegistryCore", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         // bike-registry's storage: stations, bikes, sightings and the notifications owed, in one SQLite file (GRDB) or
-        // a PostgreSQL database (postgres-nio), the same schema in both. No HTTP.
+        // a PostgreSQL database (postgres-nio), the same schema and the same SQL in both. No HTTP.
         .target(
             name: "BikeRegistryStore",
             dependencies: [
-                "DaemonSupport", .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                "BikeRegistryCore", "DaemonSupport", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
@@ -219,7 +221,7 @@ let package = Package(
         .target(
             name: "BikeRegistryServer",
             dependencies: [
-                "BikeRegistryStore", "BikeRegistryMail", "DaemonSupport", "BeaconPOSIX",
+                "BikeRegistryCore", "BikeRegistryStore", "BikeRegistryMail", "DaemonSupport", "BeaconPOSIX",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -236,15 +238,16 @@ let package = Package(
         .executableTarget(
             name: "bike-registry",
             dependencies: [
-                "BikeRegistryServer", "BikeRegistryStore", "BikeRegistryMail", "DaemonSupport", "BeaconPOSIX",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "BikeRegistryServer", "BikeRegistryCore", "BikeRegistryStore", "BikeRegistryMail", "DaemonSupport",
+                "BeaconPOSIX", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "Hummingbird", package: "hummingbird"),
             ]
         ),
         .testTarget(
             name: "BikeRegistryTests",
             dependencies: [
-                "BikeRegistryServer", "BikeRegistryStore", "BikeRegistryMail", "BeaconTestSupport",
+                "BikeRegistryServer", "BikeRegistryCore", "BikeRegistryStore", "BikeRegistryMail", "BeaconTestSupport",
+                "DaemonSupport",
                 "BeaconRegistryClient", "BeaconDelivery",
                 "BeaconEngine",
                 "BeaconWire", "RegistryTestServer",
@@ -284,11 +287,7 @@ let package = Package(
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ]),
         .testTarget(
-            name: "BeaconDeliveryTests",
-            dependencies: [
-                "BeaconDelivery", "BeaconOutbox", "BeaconEngine", "BeaconTestSupport", "DaemonSupport",
-                .product(name: "Logging", package: "swift-log"),
-            ]),
+            name: "BeaconDeliveryTests", dependencies: ["BeaconDelivery", "BeaconTestSupport", "DaemonSupport"]),
         .testTarget(
             name: "BeaconCaptureTests", dependencies: ["BeaconCapture", "BeaconWire", "BeaconTestSupport", "CBlueZ"]),
         .testTarget(name: "BeaconDBusTests", dependencies: ["BeaconDBus", "BeaconTestSupport"]),
@@ -300,15 +299,14 @@ let package = Package(
             name: "BeaconCLITests",
             dependencies: [
                 "BeaconCLI", "BeaconDaemon", "BeaconControl", "BeaconDelivery", "BeaconWire", "BeaconTestSupport",
-                "RegistryTestServer", "BeaconPOSIX",
-                "BeaconMQTT",
+                "RegistryTestServer", "BeaconPOSIX", "BeaconMQTT", "BeaconOutbox", "BeaconCapture", "DaemonSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         // The crash test's child: queues and posts sightings until killed (see OutboxCrashTests).
         .executableTarget(
             name: "OutboxCrashChild",
             dependencies: [
-                "BeaconEngine", "BeaconOutbox", "BeaconDelivery", "BeaconRegistryClient", "BeaconWire",
+                "BeaconEngine", "BeaconOutbox", "BeaconDelivery", "BeaconRegistryClient", "BeaconWire", "DaemonSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],

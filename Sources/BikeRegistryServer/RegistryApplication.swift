@@ -1,3 +1,4 @@
+import BikeRegistryCore
 public import BikeRegistryStore
 import DaemonSupport
 import Foundation

@@ -1,4 +1,5 @@
-public import BikeRegistryStore
+public import BikeRegistryCore
+import BikeRegistryStore
 public import Foundation
 
 /// How `bike-registry serve` runs: where it listens and what it allows.

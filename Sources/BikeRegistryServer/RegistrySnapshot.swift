@@ -1,3 +1,4 @@
+import BikeRegistryCore
 import BikeRegistryStore
 import Foundation
 import Logging

@@ -1,3 +1,4 @@
+import BikeRegistryCore
 import Foundation
 
 /// The registry's tables, one list of migrations that both stores run in order, each once (SQLite through GRDB's

@@ -1,3 +1,4 @@
+public import BikeRegistryCore
 public import Foundation
 public import Logging
 
@@ -245,10 +246,4 @@ extension RegistryStores {
     public static func check(_ location: String) throws(RegistryStoreError) {
         if PostgresLocation.isPostgres(location) { _ = try PostgresLocation(location).configuration() }
     }
-}
-
-/// What went wrong in the store, said for an operator.
-public struct RegistryStoreError: Error, CustomStringConvertible {
-    public var description: String
-    public init(_ description: String) { self.description = description }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BikeRegistryCore
 import BikeRegistryStore
 import Foundation
 

@@ -1,4 +1,5 @@
 public import ArgumentParser
+import BikeRegistryCore
 import BikeRegistryServer
 import BikeRegistryStore
 import Foundation

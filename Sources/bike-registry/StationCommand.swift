@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeaconPOSIX
+import BikeRegistryCore
 import BikeRegistryMail
 import BikeRegistryServer
 import BikeRegistryStore

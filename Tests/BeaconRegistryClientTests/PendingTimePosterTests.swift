@@ -86,12 +86,12 @@ import Testing
             try await Self.run(server, clocks: clocks, wait: .seconds(600)) { outbox, poster in
                 let sighting = try Self.queueOne(outbox)
                 // Looked at twice and held back twice: a poster that sent it after one look would never look again.
-                #expect(try await eventually(within: 30) { poster.statistics.clockChecks >= 2 })
+                #expect(await eventually(within: 30) { poster.statistics.clockChecks >= 2 })
                 #expect(poster.statistics.waitingForClock)
                 #expect(server.posts.isEmpty, "sent before the clock was known")
                 // NTP steps the clock 3 h forward and says it is synchronised.
                 clocks.state.withLock { $0 = (monotonic: 130_000_000_000, synchronized: true) }
-                #expect(try await eventually(within: 30) { server.sightings[sighting.id.description] != nil })
+                #expect(await eventually(within: 30) { server.sightings[sighting.id.description] != nil })
                 let body = try #require(server.sightings[sighting.id.description])
                 #expect(
                     body["firstSeen"] == "2024-06-01T08:01:00.000000Z"
@@ -112,10 +112,10 @@ import Testing
             // Queued at monotonic 100 s; the clock reads 120 s: with a 25 s wait, it goes once 125 s have passed.
             try await Self.run(server, clocks: clocks, wait: .seconds(25)) { outbox, poster in
                 let sighting = try Self.queueOne(outbox)
-                #expect(try await eventually(within: 30) { poster.statistics.clockChecks >= 2 })
+                #expect(await eventually(within: 30) { poster.statistics.clockChecks >= 2 })
                 #expect(server.posts.isEmpty, "sent before its wait was over")
                 clocks.state.withLock { $0.monotonic = 126_000_000_000 }
-                #expect(try await eventually(within: 30) { server.sightings[sighting.id.description] != nil })
+                #expect(await eventually(within: 30) { server.sightings[sighting.id.description] != nil })
                 let body = try #require(server.sightings[sighting.id.description])
                 let raw = try #require(server.posts.first { $0.body["sightingId"] == sighting.id.description }?.raw)
                 #expect(raw.contains(#""clockSynchronized":false"#), "\(raw)")

@@ -261,7 +261,7 @@ import Testing
                 let queued = try outbox.statistics().depth
                 let running = Task { await poster.run(idlePoll: .milliseconds(100)) }
                 // The first post has arrived (the server notes a request when it comes, a post once answered): under way.
-                #expect(try await eventually(within: 60) { server.requests.count == 1 })
+                #expect(await eventually(within: 60) { server.requests.count == 1 })
                 poster.stop()
                 #expect(poster.statistics.delivered == 0 && server.posts.isEmpty, "its answer has not come")
                 server.release()

@@ -4,6 +4,7 @@ import BeaconEngine
 import BeaconRegistryClient
 import BeaconTestSupport
 import BeaconWire
+import BikeRegistryCore
 import BikeRegistryStore
 import Foundation
 import NIOHTTP1

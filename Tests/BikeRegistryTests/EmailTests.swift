@@ -1,4 +1,5 @@
 import BeaconTestSupport
+import BikeRegistryCore
 import BikeRegistryMail
 import BikeRegistryStore
 import Foundation

@@ -1,4 +1,5 @@
 import BeaconTestSupport
+import BikeRegistryCore
 import Foundation
 import GRDB
 import Testing

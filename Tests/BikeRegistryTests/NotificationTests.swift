@@ -1,4 +1,5 @@
 import BeaconTestSupport
+import BikeRegistryCore
 import Crypto
 import Foundation
 import NIOHTTP1

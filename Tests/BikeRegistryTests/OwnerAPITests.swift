@@ -1,4 +1,5 @@
 import BeaconTestSupport
+import BikeRegistryCore
 import BikeRegistryStore
 import Foundation
 import NIOHTTP1

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import BeaconTestSupport
+import BikeRegistryCore
 import BikeRegistryStore
 import Foundation
 import NIOCore

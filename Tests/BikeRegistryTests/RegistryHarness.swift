@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import BikeRegistryCore
 import BikeRegistryStore
 import Foundation
 import HTTPTypes

@@ -1,3 +1,4 @@
+import BikeRegistryCore
 import BikeRegistryStore
 import Crypto
 import Testing

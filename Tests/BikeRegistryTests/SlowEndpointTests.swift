@@ -1,4 +1,5 @@
 import BeaconTestSupport
+import BikeRegistryCore
 import BikeRegistryServer
 import BikeRegistryStore
 import Foundation

@@ -1,4 +1,5 @@
 import BeaconTestSupport
+import BikeRegistryCore
 import BikeRegistryStore
 import Foundation
 import NIOHTTP1
@@ -233,7 +234,8 @@ import Testing
             }
             #expect(printed.map { $0["name"] } == ["Ace Café", "Squires"])
             for station in printed {
-                #expect(try await registry.request(.GET, "/bikes", bearer: try #require(station["key"])).status == 200)
+                let key = try #require(station["key"])
+                #expect(try await registry.request(.GET, "/bikes", bearer: key).status == 200)
             }
             #expect(try await registry.database.stations().map(\.name) == ["Ace Café", "Squires"])
         }

@@ -1,3 +1,4 @@
+import BikeRegistryCore
 import BikeRegistryMail
 import BikeRegistryStore
 import Foundation

@@ -1,5 +1,6 @@
+public import BikeRegistryCore
 public import BikeRegistryMail
-public import BikeRegistryStore
+import BikeRegistryStore
 
 /// `serve --smtp …`: e-mail to owners is on, through this relay, within these limits. Without it e-mail is off: the
 /// pages do not offer it and the API refuses an address.

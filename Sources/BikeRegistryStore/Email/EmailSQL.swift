@@ -1,3 +1,5 @@
+import BikeRegistryCore
+
 /// The statements of the owner's e-mail that both stores run as they are (no values but the bike's id, as the
 /// dialect's first parameter).
 enum EmailSQL {

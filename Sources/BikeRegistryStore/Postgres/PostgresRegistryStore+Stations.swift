@@ -1,3 +1,4 @@
+public import BikeRegistryCore
 public import Foundation
 import PostgresNIO
 

@@ -1,3 +1,4 @@
+import BikeRegistryCore
 import DaemonSupport
 import Foundation
 import Logging
@@ -103,7 +104,7 @@ public final class PostgresRegistryStore: RegistryStore {
     }
 
     /// The operation's result, or an error once `deadline` has passed (`withDeadline`), said for an operator.
-    private static func within<Value: Sendable>(
+    static func within<Value: Sendable>(
         _ deadline: Duration, _ operation: @escaping @Sendable () async throws -> Value
     ) async throws -> Value {
         do {

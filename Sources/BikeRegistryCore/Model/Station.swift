@@ -15,16 +15,32 @@ public struct Station: Sendable, Equatable {
     public var lastSightingAt: Date?
     /// The station's User-Agent at its last refresh (beacond/VERSION).
     public var userAgent: String?
+
+    package init(
+        id: Int64, name: String, keyHash: String, latitude: Double, longitude: Double, createdAt: Date,
+        revokedAt: Date? = nil, lastRefreshAt: Date? = nil, lastSightingAt: Date? = nil, userAgent: String? = nil
+    ) {
+        self.id = id
+        self.name = name
+        self.keyHash = keyHash
+        self.latitude = latitude
+        self.longitude = longitude
+        self.createdAt = createdAt
+        self.revokedAt = revokedAt
+        self.lastRefreshAt = lastRefreshAt
+        self.lastSightingAt = lastSightingAt
+        self.userAgent = userAgent
+    }
 }
 
 /// A new station's checked values and key, made once whichever store keeps them.
-struct NewStationRecord {
-    var name: String
-    var latitude: Double
-    var longitude: Double
-    var key = Secrets.newToken(prefix: "bks_")
+package struct NewStationRecord {
+    package var name: String
+    package var latitude: Double
+    package var longitude: Double
+    package var key = Secrets.newToken(prefix: "bks_")
 
-    init(name: String, latitude: Double, longitude: Double) throws(RegistryStoreError) {
+    package init(name: String, latitude: Double, longitude: Double) throws(RegistryStoreError) {
         guard !name.isEmpty, name.count <= 200 else {
             throw RegistryStoreError("a station's name is 1 to 200 characters")
         }
@@ -36,7 +52,7 @@ struct NewStationRecord {
         self.longitude = longitude
     }
 
-    var exists: RegistryStoreError {
+    package var exists: RegistryStoreError {
         RegistryStoreError("a station named \(name) exists already (revoked ones keep their name)")
     }
 }

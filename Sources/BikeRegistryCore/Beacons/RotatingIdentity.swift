@@ -11,7 +11,7 @@ public struct RotatingIdentity: Hashable, Sendable {
     public let address: [UInt8]
 
     /// The label every message starts with, so a key used for this scheme answers nothing else.
-    static let label = Array("FMB-ROT1".utf8)
+    package static let label = Array("FMB-ROT1".utf8)
 
     /// `HMAC-SHA256(key, "FMB-ROT1" || epoch as 8 bytes big-endian)`: bytes 0–1 the major, 2–3 the minor, 4–9 the
     /// address with its top two bits cleared (and its lowest bit flipped if the other 46 are all 0 or all 1).

@@ -61,7 +61,7 @@ public struct RotatingWindow: Hashable, Sendable {
         (epoch - Self.floorDivide(time, Int64(period))) * Int64(period)
     }
 
-    static func floorDivide(_ value: Int64, _ divisor: Int64) -> Int64 {
+    package static func floorDivide(_ value: Int64, _ divisor: Int64) -> Int64 {
         let quotient = value / divisor
         return (value % divisor != 0 && (value < 0) != (divisor < 0)) ? quotient - 1 : quotient
     }

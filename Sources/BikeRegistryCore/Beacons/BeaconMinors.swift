@@ -1,7 +1,7 @@
 /// The rules both stores apply to provisioned beacons, kept out of their SQL.
-enum BeaconMinors {
+package enum BeaconMinors {
     /// The `count` lowest minors from `first` that are not `held`, or an error saying how many are free.
-    static func free(from first: Int, count: Int, held: Set<Int>) throws(RegistryStoreError) -> [Int] {
+    package static func free(from first: Int, count: Int, held: Set<Int>) throws(RegistryStoreError) -> [Int] {
         guard (0...65535).contains(first) else { throw RegistryStoreError("the first minor is 0 to 65535") }
         var minors: [Int] = []
         var minor = first
@@ -16,10 +16,10 @@ enum BeaconMinors {
         return minors
     }
 
-    static func state(revoked: Bool, claimed: Bool) -> ProvisionedBeacon.State {
+    package static func state(revoked: Bool, claimed: Bool) -> ProvisionedBeacon.State {
         revoked ? .revoked : claimed ? .claimed : .issued
     }
 
     /// `UUID:MAJOR:MINOR`, as `beacons revoke` takes it.
-    static func name(_ beacon: NewBeacon) -> String { "\(beacon.uuid):\(beacon.major):\(beacon.minor)" }
+    package static func name(_ beacon: NewBeacon) -> String { "\(beacon.uuid):\(beacon.major):\(beacon.minor)" }
 }

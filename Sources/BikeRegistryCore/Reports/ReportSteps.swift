@@ -1,8 +1,8 @@
-import Foundation
+package import Foundation
 
 /// What an owner's change does to the bike's report, decided the same way by both stores. Pure: the store reads the
 /// bike's open report and the times of its recent reports, asks here, and writes the steps in the same transaction.
-enum ReportStep: Equatable {
+package enum ReportStep: Equatable {
     /// A new report: the bike is missing from now on.
     case make(MissingReportDetails)
     /// New details for the open report.
@@ -14,7 +14,7 @@ enum ReportStep: Equatable {
 
     /// The steps `change` asks of a bike with (`open`) or without an open report, whose reports were made at `made`;
     /// or the refusal it gets.
-    static func steps(
+    package static func steps(
         for change: BikeChange, open: Bool, made: [Date], rules: MissingReportRules, now: Date
     ) -> Result<[ReportStep], BikeRefusal> {
         switch change.missing {
@@ -35,11 +35,11 @@ enum ReportStep: Equatable {
 }
 
 /// Why a change was refused (`BikeUpdate`'s refusals, within a store's transaction).
-enum BikeRefusal: Error, Equatable {
+package enum BikeRefusal: Error, Equatable {
     case tooManyReports(Date)
     case noOpenReport
 
-    var update: BikeUpdate {
+    package var update: BikeUpdate {
         switch self {
         case .tooManyReports(let next): .tooManyReports(nextAllowed: next)
         case .noOpenReport: .noOpenReport
@@ -50,7 +50,7 @@ enum BikeRefusal: Error, Equatable {
 extension MissingReport {
     /// The key its reminder is kept once under: one a renewal, so that a report renewed and coming due again is
     /// reminded again.
-    static func reminderKey(id: String, renewedAt: Date) -> String {
+    package static func reminderKey(id: String, renewedAt: Date) -> String {
         "\(id)@\(Int64((renewedAt.timeIntervalSince1970 * 1000).rounded()))"
     }
 }

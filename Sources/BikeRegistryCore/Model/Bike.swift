@@ -36,6 +36,27 @@ public struct Bike: Sendable, Equatable {
         case .email: email?.state == .confirmed ? email?.address : nil
         }
     }
+
+    package init(
+        id: String, uuid: String, major: Int, minor: Int, make: String, model: String, colour: String, missing: Bool,
+        webhookURL: String? = nil, ntfyURL: String? = nil, createdAt: Date, webhookSecret: String, paused: Bool = false,
+        email: OwnerEmail? = nil
+    ) {
+        self.id = id
+        self.uuid = uuid
+        self.major = major
+        self.minor = minor
+        self.make = make
+        self.model = model
+        self.colour = colour
+        self.missing = missing
+        self.webhookURL = webhookURL
+        self.ntfyURL = ntfyURL
+        self.createdAt = createdAt
+        self.webhookSecret = webhookSecret
+        self.paused = paused
+        self.email = email
+    }
 }
 
 /// What an owner registers.
@@ -128,19 +149,19 @@ public enum RegisterOutcome: Sendable {
 }
 
 /// A registration's new values, made once whichever store keeps them.
-struct NewBikeRecord {
-    var id = Secrets.newID(prefix: "bike_")
-    var ownerToken = Secrets.newOwnerToken()
-    var webhookSecret = Secrets.newWebhookSecret()
-    var bike: NewBike
+package struct NewBikeRecord {
+    package var id = Secrets.newID(prefix: "bike_")
+    package var ownerToken = Secrets.newOwnerToken()
+    package var webhookSecret = Secrets.newWebhookSecret()
+    package var bike: NewBike
 
-    init(_ bike: NewBike) {
+    package init(_ bike: NewBike) {
         self.bike = bike
         // A rotating beacon's bike holds the beacon's id there, which is not a UUID.
         if bike.major >= 0 { self.bike.uuid = bike.uuid.uppercased() }
     }
 
-    func registration(createdAt: Date) -> Registration {
+    package func registration(createdAt: Date) -> Registration {
         Registration(
             bike: Bike(
                 id: id, uuid: bike.uuid, major: bike.major, minor: bike.minor, make: bike.make, model: bike.model,

@@ -29,11 +29,11 @@ public enum RotatingBeaconClaim {
 
     /// The bike table's `uuid` for a lookup by identity: a fixed beacon's UUID in capitals, as registered; a rotating
     /// beacon's id as it is.
-    static func stored(_ uuid: String, major: Int) -> String { major < 0 ? uuid : uuid.uppercased() }
+    package static func stored(_ uuid: String, major: Int) -> String { major < 0 ? uuid : uuid.uppercased() }
 
     /// Whether a claim by a rotating beacon's code matches what the owner typed beside it: a UUID, if any, must be
     /// its region's; a major or minor cannot be given, since it has none that lasts.
-    static func accepts(_ match: BeaconMatch, uuid: String) -> Bool {
+    package static func accepts(_ match: BeaconMatch, uuid: String) -> Bool {
         match.major == nil && match.minor == nil && (match.uuid ?? uuid) == uuid
     }
 }

@@ -3,7 +3,7 @@
 /// a person types is read leniently: case, dashes and spaces are ignored, and I and L are read as 1, O as 0.
 /// Only its hash (`Secrets.hash` of the normal form) is stored.
 public enum ClaimCode {
-    static let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ".utf8)
+    package static let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ".utf8)
     /// Digits in a new code: 60 bits.
     public static let digits = 12
     /// An imported code (programmed elsewhere) has at least this many digits: 50 bits.

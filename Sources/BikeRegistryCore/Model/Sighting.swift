@@ -62,4 +62,19 @@ public struct OwnerSighting: Sendable, Equatable {
     public var visitId: String
     /// The station's clock was wrong: the times are when the registry received the sighting (`StationClockCheck`).
     public var timesAsReceived: Bool
+
+    package init(
+        kind: String, seenAt: Date, firstSeen: Date, lastSeen: Date, station: NotificationPayload.StationPlace,
+        proximity: String, rssi: Double? = nil, visitId: String, timesAsReceived: Bool
+    ) {
+        self.kind = kind
+        self.seenAt = seenAt
+        self.firstSeen = firstSeen
+        self.lastSeen = lastSeen
+        self.station = station
+        self.proximity = proximity
+        self.rssi = rssi
+        self.visitId = visitId
+        self.timesAsReceived = timesAsReceived
+    }
 }

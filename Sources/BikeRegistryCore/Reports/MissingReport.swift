@@ -109,15 +109,22 @@ public struct ReportStats: Sendable, Equatable {
     }
 
     /// One report as the stores read it for the figures.
-    struct Row {
-        var madeAt: Double
-        var closed: Bool
-        var outcome: String?
+    package struct Row {
+        package var madeAt: Double
+        package var closed: Bool
+        package var outcome: String?
         /// When its bike was first sighted while it was open, if it was.
-        var firstSighting: Double?
+        package var firstSighting: Double?
+
+        package init(madeAt: Double, closed: Bool, outcome: String? = nil, firstSighting: Double? = nil) {
+            self.madeAt = madeAt
+            self.closed = closed
+            self.outcome = outcome
+            self.firstSighting = firstSighting
+        }
     }
 
-    init(_ rows: [Row]) {
+    package init(_ rows: [Row]) {
         self.init(
             made: rows.count, open: rows.filter { !$0.closed }.count,
             lapsed: rows.filter { $0.outcome == MissingReport.Outcome.lapsed.rawValue }.count,
@@ -130,7 +137,7 @@ public struct ReportStats: Sendable, Equatable {
     }
 
     /// The median of `values`, nil when there are none.
-    static func median(_ values: [TimeInterval]) -> TimeInterval? {
+    package static func median(_ values: [TimeInterval]) -> TimeInterval? {
         let sorted = values.sorted()
         guard !sorted.isEmpty else { return nil }
         let middle = sorted.count / 2

@@ -33,4 +33,12 @@ public struct ProvisionedRotatingBeacon: Sendable, Equatable {
     public var period: Int
     public var state: ProvisionedBeacon.State
     public var issuedAt: Date
+
+    package init(id: String, uuid: String, period: Int, state: ProvisionedBeacon.State, issuedAt: Date) {
+        self.id = id
+        self.uuid = uuid
+        self.period = period
+        self.state = state
+        self.issuedAt = issuedAt
+    }
 }

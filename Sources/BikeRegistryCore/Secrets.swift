@@ -39,7 +39,7 @@ public enum Secrets {
     }
 
     /// A stable id for `parts` (the same parts give the same id): `prefix` and 24 hex digits of their SHA-256.
-    static func derivedID(prefix: String, _ parts: [String]) -> String {
+    package static func derivedID(prefix: String, _ parts: [String]) -> String {
         prefix + hex(SHA256.hash(data: Data(parts.joined(separator: "\u{1f}").utf8)).prefix(12))
     }
 

@@ -29,7 +29,7 @@ public struct OwnerEmail: Sendable, Equatable {
 
 extension OwnerEmail {
     /// The bike row's columns, as either store reads them: nil when the bike has no address.
-    init?(address: String?, state: String?, failure: String?, unsubscribeKey: String?) {
+    package init?(address: String?, state: String?, failure: String?, unsubscribeKey: String?) {
         guard let address, let state = state.flatMap(State.init(rawValue:)), let unsubscribeKey else { return nil }
         self.init(address: address, state: state, failure: failure, unsubscribeKey: unsubscribeKey)
     }
@@ -119,22 +119,22 @@ public struct EmailCounts: Sendable, Equatable, Codable {
 }
 
 /// What both stores write for a change of address: the new row values, the confirmation and its message.
-struct EmailChangeRecord {
-    var address: String
-    var code = Secrets.newToken(prefix: "")
-    var unsubscribeKey = Secrets.newToken(prefix: "")
-    var addressHash: String
+package struct EmailChangeRecord {
+    package var address: String
+    package var code = Secrets.newToken(prefix: "")
+    package var unsubscribeKey = Secrets.newToken(prefix: "")
+    package var addressHash: String
 
-    init(address: String) {
+    package init(address: String) {
         self.address = address
         addressHash = Secrets.hash(address.lowercased())
     }
 
-    func notice(bikeId: String, limits: EmailLimits, now: Date) -> EmailConfirmationNotice {
+    package func notice(bikeId: String, limits: EmailLimits, now: Date) -> EmailConfirmationNotice {
         EmailConfirmationNotice(
             bikeId: bikeId, code: code, expiresAt: now.addingTimeInterval(limits.confirmationValid), timestamp: now)
     }
 
     /// The confirmation's message id: one per code.
-    var messageId: String { Secrets.derivedID(prefix: "msg_", [code, EmailConfirmationNotice.type]) }
+    package var messageId: String { Secrets.derivedID(prefix: "msg_", [code, EmailConfirmationNotice.type]) }
 }

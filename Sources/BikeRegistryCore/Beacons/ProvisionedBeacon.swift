@@ -34,6 +34,14 @@ public struct ProvisionedBeacon: Sendable, Equatable {
     /// Nil for a bike registered without a code (before claim codes, or under open registration).
     public var issuedAt: Date?
     public var hasCode: Bool { issuedAt != nil }
+
+    package init(uuid: String, major: Int, minor: Int, state: State, issuedAt: Date? = nil) {
+        self.uuid = uuid
+        self.major = major
+        self.minor = minor
+        self.state = state
+        self.issuedAt = issuedAt
+    }
 }
 
 /// The beacon a claim code must name, as far as the owner gave it: each field given must match.
@@ -48,7 +56,7 @@ public struct BeaconMatch: Sendable, Equatable {
         self.minor = minor
     }
 
-    func accepts(uuid: String, major: Int, minor: Int) -> Bool {
+    package func accepts(uuid: String, major: Int, minor: Int) -> Bool {
         (self.uuid ?? uuid) == uuid && (self.major ?? major) == major && (self.minor ?? minor) == minor
     }
 }

@@ -85,11 +85,11 @@ public enum ISOTime {
 
     /// A time's calendar fields in UTC, to the millisecond, clamped to what RFC 3339 can write.
     private struct Parts {
-        var year: Int, month: Int, day: Int
+        package var year: Int, month: Int, day: Int
         /// Milliseconds into the day.
-        var milliseconds: Int
+        package var milliseconds: Int
 
-        init(_ date: Date) {
+        package init(_ date: Date) {
             // To the nearest millisecond, so that a time read from `…30.123Z` is written back as that (a Date holds it
             // as a double a hair above or below; Foundation's ISO8601FormatStyle rounds down and writes .122 for
             // some). Clamped before any conversion to an integer, which is where a NaN or 1e300 would trap.
@@ -105,7 +105,7 @@ public enum ISOTime {
             milliseconds = Int(remainder)
         }
 
-        func writeDate(into text: inout [UInt8]) {
+        package func writeDate(into text: inout [UInt8]) {
             ISOTime.digits(year, 4, into: &text)
             text.append(UInt8(ascii: "-"))
             ISOTime.digits(month, 2, into: &text)
@@ -113,7 +113,7 @@ public enum ISOTime {
             ISOTime.digits(day, 2, into: &text)
         }
 
-        func writeTime(into text: inout [UInt8], milliseconds withMilliseconds: Bool) {
+        package func writeTime(into text: inout [UInt8], milliseconds withMilliseconds: Bool) {
             ISOTime.digits(milliseconds / 3_600_000, 2, into: &text)
             text.append(UInt8(ascii: ":"))
             ISOTime.digits(milliseconds / 60_000 % 60, 2, into: &text)

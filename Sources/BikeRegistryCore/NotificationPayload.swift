@@ -39,7 +39,7 @@ public struct NotificationPayload: Codable, Sendable, Equatable {
     public var timestamp: Date
     public var data: Details
 
-    init(
+    package init(
         type: Kind, timestamp: Date, bikeId: String, station: Station, seenAt: Date, proximity: String, visitId: String,
         timesAsReceived: Bool = false
     ) {

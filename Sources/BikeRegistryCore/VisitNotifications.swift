@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// What a sighting owes its bike's owner, decided the same way by every store. Pure: no storage, no clock.
 ///
@@ -6,19 +6,19 @@ import Foundation
 /// update or exit when the enter was lost) owes a `bike.seen`; its exit a `bike.left`. Each message has an id derived
 /// from the visit, its type and the channel, so a store that keeps it once (the table's unique key) keeps it once
 /// however often, or in whatever order, the visit's sightings come. Updates owe nothing new.
-struct VisitNotifications {
+package struct VisitNotifications {
     /// A message to insert unless one with its id is kept already.
-    struct Row: Equatable {
-        var id: String
-        var type: NotificationPayload.Kind
-        var channel: PendingNotification.Channel
-        var target: String
-        var payload: String
+    package struct Row: Equatable {
+        package var id: String
+        package var type: NotificationPayload.Kind
+        package var channel: PendingNotification.Channel
+        package var target: String
+        package var payload: String
     }
 
-    let visitId: String
+    package let visitId: String
 
-    init(sighting: SightingReport, stationId: Int64) {
+    package init(sighting: SightingReport, stationId: Int64) {
         // The station's own first-seen time, believed or not (a parsed time is within years 0000-9999, so its
         // milliseconds fit an Int64).
         let firstSeenMilliseconds = Int64((sighting.visitStart.timeIntervalSince1970 * 1000).rounded())
@@ -28,7 +28,7 @@ struct VisitNotifications {
 
     /// The messages `sighting` owes the owner of `bike`, which is missing; none when it has no target, or when its
     /// beacon rotates and the sighting is unverified.
-    func owed(by sighting: SightingReport, bike: Bike, station: Station, now: Date) throws -> [Row] {
+    package func owed(by sighting: SightingReport, bike: Bike, station: Station, now: Date) throws -> [Row] {
         guard !Self.unverified(sighting, bikeIsRotating: bike.isRotating) else { return [] }
         return try candidates(by: sighting, station: station, now: now).compactMap { candidate in
             guard candidate.due, let target = bike.target(on: candidate.channel) else { return nil }
@@ -44,7 +44,7 @@ struct VisitNotifications {
     /// keeps those due on a channel the bike has a target for. Six, always: PostgreSQL plans that statement once,
     /// for a batch of any size, and with half of them not due it looks each bike up by its key, where otherwise it
     /// guesses more rows and reads every missing bike (docs/performance-history.md).
-    func candidates(by sighting: SightingReport, station: Station, now: Date) throws -> [Candidate] {
+    package func candidates(by sighting: SightingReport, station: Station, now: Date) throws -> [Candidate] {
         var candidates: [Candidate] = []
         for (type, at) in [(NotificationPayload.Kind.seen, sighting.firstSeen), (.left, sighting.lastSeen)] {
             let due = type == .seen || sighting.kind == .exit
@@ -65,15 +65,15 @@ struct VisitNotifications {
 
     /// Whether the sighting is kept as unverified: its bike's beacon rotates and the server did not verify the
     /// identity heard (`SightingReport.verifiedRotating`).
-    static func unverified(_ sighting: SightingReport, bikeIsRotating: Bool) -> Bool {
+    package static func unverified(_ sighting: SightingReport, bikeIsRotating: Bool) -> Bool {
         bikeIsRotating && !sighting.verifiedRotating
     }
 
-    struct Candidate: Equatable {
-        var id: String
-        var type: NotificationPayload.Kind
-        var channel: PendingNotification.Channel
-        var payload: String
-        var due: Bool
+    package struct Candidate: Equatable {
+        package var id: String
+        package var type: NotificationPayload.Kind
+        package var channel: PendingNotification.Channel
+        package var payload: String
+        package var due: Bool
     }
 }

@@ -56,15 +56,15 @@ public struct ReportNotice: Sendable, Equatable {
     }
 
     /// A message to insert unless one with its id is kept already.
-    struct Row: Equatable {
-        var id: String
-        var channel: PendingNotification.Channel
-        var target: String
+    package struct Row: Equatable {
+        package var id: String
+        package var channel: PendingNotification.Channel
+        package var target: String
     }
 
     /// The rows that carry it to each of the bike's targets: ids derived from the report, the type and the channel,
     /// so that a store keeps each once however often it decides it (the notification table's unique key).
-    func rows(reportId: String, webhook: String?, ntfy: String?, email: String?) -> [Row] {
+    package func rows(reportId: String, webhook: String?, ntfy: String?, email: String?) -> [Row] {
         [(PendingNotification.Channel.webhook, webhook), (.ntfy, ntfy), (.email, email)].compactMap { channel, target in
             guard let target else { return nil }
             return Row(
