@@ -12,13 +12,15 @@ import Hummingbird
 struct FinderRoutes: Sendable {
     let finder: Finder
 
-    func add<Context: RemoteAddressRequestContext>(to router: Router<Context>) {
-        router.get("beacons/:uuid/:major/:minor") { _, context in
-            try await lookup(context, address: OwnerRoutes.address(context))
-        }
-        router.post("beacons/:uuid/:major/:minor/abuse") { request, context in
-            try await report(request, context, address: OwnerRoutes.address(context))
-        }
+    var routes: [Route] {
+        [
+            .get("beacons/:uuid/:major/:minor") { _, context in
+                try await lookup(context, address: OwnerRoutes.address(context))
+            },
+            .post("beacons/:uuid/:major/:minor/abuse") { request, context in
+                try await report(request, context, address: OwnerRoutes.address(context))
+            },
+        ]
     }
 
     private func lookup(_ context: some RequestContext, address: String) async throws -> Response {

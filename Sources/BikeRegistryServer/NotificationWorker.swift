@@ -118,18 +118,19 @@ final class NotificationWorker: Service {
             "notification.id": "\(notification.id)", "notification.channel": "\(notification.channel.rawValue)",
             "bike.id": "\(notification.bikeId)",
         ]
+        let refusal = sender.channels.channel(notification.channel)?.refusal ?? .markFailing
         switch await sender.attempt(notification) {
         case .delivered:
             logger.info("notification delivered", metadata: metadata)
             return .delivered
         case .gone:
-            logger.notice("notification target gone (410); disabled", metadata: metadata)
-            return .gone
+            logger.notice("notification target gone (410); \(Self.said(refusal))", metadata: metadata)
+            return .refused(refusal, error: "the endpoint answered 410 Gone")
         case .refused(let failure):
             logger.notice(
-                "notification refused for good; the address is marked failing",
+                "notification refused for good; \(Self.said(refusal))",
                 metadata: metadata.merging(["reason": "\(failure.detail)"]) { $1 })
-            return .addressFailing(error: failure.shown)
+            return .refused(refusal, error: failure.shown)
         case .retry(let failure, let retryAfter):
             switch schedule.decide(
                 attempts: notification.attempts, createdAt: notification.createdAt, retryAfter: retryAfter, now: now())
@@ -147,6 +148,14 @@ final class NotificationWorker: Service {
                     ]) { $1 })
                 return .retry(at: at, error: failure.shown)
             }
+        }
+    }
+
+    /// What the refusal does, for the log.
+    private static func said(_ refusal: TargetRefusal) -> String {
+        switch refusal {
+        case .remove: "the target is removed"
+        case .markFailing: "the target is marked failing"
         }
     }
 }

@@ -1,5 +1,4 @@
 import BikeRegistryCore
-import BikeRegistryMail
 import BikeRegistryStore
 import Foundation
 import HTTPTypes
@@ -8,23 +7,19 @@ import Hummingbird
 /// The owner side: register a bike (no credentials; rate-limited per address), then, with the owner token as
 /// `Authorization: Bearer`, read, change or delete that one bike and read its sightings.
 struct OwnerRoutes: Sendable {
-    let database: any RegistryStore
     /// Registration's rules and limits, shared with the page's.
     let registrar: Registrar
-    /// By owner token's hash.
-    let requests: RateLimiter<String>
-    let targets: NotificationTargetPolicy
-    let snapshot: RegistrySnapshot
-    let reports: MissingReportRules
-    let emails: EmailChanges
-    let now: @Sendable () -> Date
+    /// The owner's rules, shared with the pages'.
+    let owners: OwnerService
 
-    func add<Context: RemoteAddressRequestContext>(to router: Router<Context>) {
-        router.post("owner/bikes") { request, context in try await register(request, address: Self.address(context)) }
-        router.get("owner/bikes/:id") { request, context in try await show(request, context) }
-        router.patch("owner/bikes/:id") { request, context in try await change(request, context) }
-        router.delete("owner/bikes/:id") { request, context in try await delete(request, context) }
-        router.get("owner/bikes/:id/sightings") { request, context in try await sightings(request, context) }
+    var routes: [Route] {
+        [
+            .post("owner/bikes") { request, context in try await register(request, address: Self.address(context)) },
+            .get("owner/bikes/:id") { request, context in try await show(request, context) },
+            .patch("owner/bikes/:id") { request, context in try await change(request, context) },
+            .delete("owner/bikes/:id") { request, context in try await delete(request, context) },
+            .get("owner/bikes/:id/sightings") { request, context in try await sightings(request, context) },
+        ]
     }
 
     static func address(_ context: some RemoteAddressRequestContext) -> String {
@@ -48,7 +43,7 @@ struct OwnerRoutes: Sendable {
                 RegistrationAnswer(
                     id: registration.bike.id, ownerToken: registration.ownerToken,
                     webhookSecret: registration.webhookSecret,
-                    bike: OwnerBike(registration.bike)),
+                    bike: OwnerBike(registration.bike, channels: owners.channels)),
                 status: .created,
                 headers: [.location: "/owner/bikes/\(registration.bike.id)", .cacheControl: "no-store"])
         }
@@ -60,11 +55,13 @@ struct OwnerRoutes: Sendable {
         guard let token = request.headers[.authorization].flatMap(StationRoutes.bearer), !token.isEmpty else {
             throw APIError.unauthorized("the owner token is required as Authorization: Bearer")
         }
-        if let wait = requests.retryAfter(Secrets.hash(token)) { throw APIError.tooManyRequests(retryAfter: wait) }
-        let id = context.parameters.get("id") ?? ""
-        if let bike = try await database.bike(id: id, ownerToken: token) { return (bike, token) }
-        guard try await database.isOwnerToken(token) else { throw APIError.unauthorized("not an owner token") }
-        throw APIError.notFound
+        switch try await owners.owned(id: context.parameters.get("id") ?? "", token: token) {
+        case .bike(let bike): return (bike, token)
+        case .wait(let seconds): throw APIError.tooManyRequests(retryAfter: seconds)
+        case .none(let ownerToken):
+            guard ownerToken else { throw APIError.unauthorized("not an owner token") }
+            throw APIError.notFound
+        }
     }
 
     private func show(_ request: Request, _ context: some RequestContext) async throws -> Response {
@@ -74,45 +71,41 @@ struct OwnerRoutes: Sendable {
 
     /// The bike as its owner sees it, with its open report.
     private func answer(_ bike: Bike) async throws -> Response {
-        let report = bike.missing ? try await database.openReport(bikeId: bike.id) : nil
-        return try JSONBody.response(OwnerBike(bike, report: report), headers: [.cacheControl: "no-store"])
+        try JSONBody.response(
+            OwnerBike(bike, report: try await owners.openReport(bike), channels: owners.channels),
+            headers: [.cacheControl: "no-store"])
     }
 
     private func change(_ request: Request, _ context: some RequestContext) async throws -> Response {
         let (bike, token) = try await ownedBike(request, context)
         let body = try await JSONBody.decode(ChangeBody.self, from: request)
-        for case (let name, let url??) in [("webhook", body.change.webhookURL), ("ntfy", body.change.ntfyURL)] {
-            if let refusal = await targets.refusal(for: url) { throw APIError.badRequest("notify.\(name): \(refusal)") }
+        let change: OwnerService.Change
+        do {
+            change = try body.change(channels: owners.channels)
+        } catch let error as FieldError {
+            throw APIError.badRequest(error.reason)
         }
-        let now = now()
-        if let email = body.email {
-            try await emails.change(bikeId: bike.id, ownerToken: token, to: email, now: now)
-        }
-        switch try await database.update(id: bike.id, ownerToken: token, body.change, rules: reports, now: now) {
+        switch try await owners.change(bike, token: token, change) {
         case .notOwner: throw APIError.notFound
         case .noOpenReport: throw HTTPError(.conflict, message: "the bike has no open missing report")
-        case .tooManyReports(let next):
-            throw APIError.tooManyReports(next: next, now: now)
-        case .updated(let changed):
-            if changed.missing != bike.missing { try await snapshot.listChanged() }
-            return try await answer(changed)
+        case .tooManyReports(let next, let now): throw APIError.tooManyReports(next: next, now: now)
+        case .targetRefused(let field, let reason): throw APIError.badRequest("notify.\(field): \(reason)")
+        case .updated(let changed): return try await answer(changed)
         }
     }
 
     private func delete(_ request: Request, _ context: some RequestContext) async throws -> Response {
         let (bike, token) = try await ownedBike(request, context)
-        guard try await database.delete(id: bike.id, ownerToken: token) else { throw APIError.notFound }
-        if bike.missing { try await snapshot.listChanged() }
+        guard try await owners.delete(bike, token: token) else { throw APIError.notFound }
         return Response(status: .noContent)
     }
 
     private func sightings(_ request: Request, _ context: some RequestContext) async throws -> Response {
         let (bike, _) = try await ownedBike(request, context)
-        let sightings = try await database.sightings(bikeId: bike.id)
-        let listening = try await database.stationsRefreshed(since: Date().addingTimeInterval(-3600))
+        let sightings = try await owners.sightings(bike, limit: 1000)
         return try JSONBody.response(
             SightingsAnswer(
-                bikeId: bike.id, stationsListeningLastHour: listening,
+                bikeId: bike.id, stationsListeningLastHour: try await owners.stationsListening(),
                 sightings: sightings.map {
                     SightingsAnswer.Item(
                         kind: $0.kind, seenAt: $0.seenAt, firstSeen: $0.firstSeen, lastSeen: $0.lastSeen,
@@ -184,53 +177,56 @@ enum NewBikeFields {
 }
 
 /// `PATCH /owner/bikes/{id}`'s body: `missing` (with `report`'s details when true, `outcome` when false), `renew`,
-/// and `notify` with `webhook` and `ntfy` (a URL, or null to stop).
+/// and `notify` with a target on each channel (`webhook`, `ntfy`, `email`: a URL or an address, or null to stop).
 struct ChangeBody: Decodable {
-    var change = BikeChange()
-    /// `notify.email`: an address (checked), null to remove it, or absent (nil) to leave it.
-    var email: MailAddress??
+    var report = BikeChange()
+    /// `notify`'s fields as given, in order: each a text, or nil (null) to remove.
+    var notify: [(field: String, value: String?)] = []
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: AnyKey.self)
         try container.refuseUnknown(["missing", "report", "renew", "outcome", "notify"])
         // Present means a boolean: null is not one.
         let missing = AnyKey(stringValue: "missing")
-        if container.contains(missing) { change.missing = try container.decode(Bool.self, forKey: missing) }
+        if container.contains(missing) { report.missing = try container.decode(Bool.self, forKey: missing) }
         let renew = AnyKey(stringValue: "renew")
-        if container.contains(renew) { change.renew = try container.decode(Bool.self, forKey: renew) }
+        if container.contains(renew) { report.renew = try container.decode(Bool.self, forKey: renew) }
         let outcome = AnyKey(stringValue: "outcome")
         if container.contains(outcome) {
             let text = try container.decode(String.self, forKey: outcome)
-            guard change.missing == false, let chosen = MissingReport.Outcome(rawValue: text), chosen != .lapsed else {
+            guard report.missing == false, let chosen = MissingReport.Outcome(rawValue: text), chosen != .lapsed else {
                 throw FieldError("outcome is recovered or withdrawn, with missing: false")
             }
-            change.outcome = chosen
+            report.outcome = chosen
         }
-        let report = AnyKey(stringValue: "report")
-        if container.contains(report) {
-            guard change.missing != false else { throw FieldError("report goes with missing: true, or alone") }
-            change.report = try ReportFields.decode(try container.nestedContainer(keyedBy: AnyKey.self, forKey: report))
+        let details = AnyKey(stringValue: "report")
+        if container.contains(details) {
+            guard report.missing != false else { throw FieldError("report goes with missing: true, or alone") }
+            report.report = try ReportFields.decode(
+                try container.nestedContainer(keyedBy: AnyKey.self, forKey: details))
         }
         let notifyKey = AnyKey(stringValue: "notify")
         guard container.contains(notifyKey) else { return }
         let notify = try container.nestedContainer(keyedBy: AnyKey.self, forKey: notifyKey)
-        try notify.refuseUnknown(["webhook", "ntfy", "email"])
-        func target(_ name: String) throws -> String?? {
-            let key = AnyKey(stringValue: name)
-            guard notify.contains(key) else { return .none }
-            if try notify.decodeNil(forKey: key) { return .some(nil) }
-            let url = try notify.decode(String.self, forKey: key)
-            guard url.utf8.count <= 2048 else { throw FieldError("notify.\(name) is longer than 2048 bytes") }
-            return .some(url)
+        for key in notify.allKeys.sorted(by: { $0.stringValue < $1.stringValue }) {
+            self.notify.append(
+                (key.stringValue, try notify.decodeNil(forKey: key) ? nil : try notify.decode(String.self, forKey: key))
+            )
         }
-        change.webhookURL = try target("webhook")
-        change.ntfyURL = try target("ntfy")
-        email = try target("email").map { typed in
-            try typed.map { typed in
-                guard let address = MailAddress(typed) else { throw FieldError(EmailChanges.badAddress) }
-                return address
-            }
+    }
+
+    /// The change, each target checked by its channel's shape: a field no channel has, or a target of the wrong
+    /// shape, is refused.
+    func change(channels: NotificationChannels) throws -> OwnerService.Change {
+        var change = OwnerService.Change(report: report)
+        let fields = Dictionary(uniqueKeysWithValues: channels.all.map { ($0.field, $0) })
+        for (field, value) in notify {
+            guard let channel = fields[field] else { throw FieldError("\(field) is not a field of this request") }
+            if let value, value.utf8.count > 2048 { throw FieldError("notify.\(field) is longer than 2048 bytes") }
+            // `.some`: assigning nil alone would take the channel out of the change rather than remove its target.
+            change.targets[channel.id] = .some(try value.map { try channel.parsed($0).get() })
         }
+        return change
     }
 }
 
@@ -265,23 +261,16 @@ enum ReportFields {
 
 /// A bike as its owner sees it.
 struct OwnerBike: Encodable {
+    /// Each channel's target, by its field: every channel's is there, null when the bike has none.
     struct Notify: Encodable {
-        var webhook: String?
-        var ntfy: String?
-        var email: Email?
-
-        /// The address and where it stands; never its keys.
-        struct Email: Encodable {
-            var address: String
-            var status: String
-            var failure: String?
-        }
+        var targets: [NotificationTarget]
+        var channels: NotificationChannels
 
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: AnyKey.self)
-            try container.encode(webhook, forKey: AnyKey(stringValue: "webhook"))
-            try container.encode(ntfy, forKey: AnyKey(stringValue: "ntfy"))
-            try container.encode(email, forKey: AnyKey(stringValue: "email"))
+            for channel in channels.all {
+                try channel.encode(targets.first { $0.channel == channel.id }, into: &container)
+            }
         }
     }
 
@@ -322,7 +311,7 @@ struct OwnerBike: Encodable {
         }
     }
 
-    init(_ bike: Bike, report: MissingReport? = nil) {
+    init(_ bike: Bike, report: MissingReport? = nil, channels: NotificationChannels) {
         id = bike.id
         uuid = bike.uuid
         major = bike.major
@@ -332,9 +321,7 @@ struct OwnerBike: Encodable {
         model = bike.model
         colour = bike.colour
         missing = bike.missing
-        notify = Notify(
-            webhook: bike.webhookURL, ntfy: bike.ntfyURL,
-            email: bike.email.map { .init(address: $0.address, status: $0.state.rawValue, failure: $0.failure) })
+        notify = Notify(targets: bike.targets, channels: channels)
         createdAt = bike.createdAt
         self.report = report.map(Report.init)
     }

@@ -68,6 +68,9 @@ public struct RegistryServerConfiguration: Sendable {
     public var mailLinksPerMinute = 60
     /// "Send a test" on a bike's page, per bike per minute.
     public var testsPerMinute = 6
+    /// The channels messages go on, made from the HTTP channels' delivery and the mail's: the registry's own
+    /// (`NotificationChannels.standard`), or more for a test that adds one.
+    var channels: @Sendable (HTTPDelivery, MailDelivery?) -> NotificationChannels = NotificationChannels.standard
 
     public init(
         host: String = "127.0.0.1", port: Int = 8180, allowPrivateWebhooks: Bool = false,

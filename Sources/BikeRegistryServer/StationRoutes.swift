@@ -30,9 +30,11 @@ final class StationRoutes: Sendable {
         self.snapshot = snapshot
     }
 
-    func add<Context: RequestContext>(to router: Router<Context>) {
-        router.get("bikes") { request, _ in try await self.bikes(request) }
-        router.post("sightings") { request, _ in try await self.sighting(request) }
+    var routes: [Route] {
+        [
+            .get("bikes") { request, _ in try await self.bikes(request) },
+            .post("sightings") { request, _ in try await self.sighting(request) },
+        ]
     }
 
     /// The station the request's key names; 401 for none, an unknown or a revoked key; 429 past the key's rate.

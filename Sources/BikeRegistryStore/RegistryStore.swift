@@ -40,8 +40,9 @@ public protocol RegistryStore: Sendable {
     /// Replaces the owner token with a new one, returned once; the old token opens nothing afterwards. Nil when the
     /// token is not this bike's owner's.
     func rotateOwnerToken(id: String, ownerToken: String) async throws -> String?
-    /// Deletes the bike, its sightings and the notifications still owed for it. False when the token is not its owner's.
-    func delete(id: String, ownerToken: String) async throws -> Bool
+    /// Deletes the bike, its sightings, its targets and the notifications still owed for it, its report withdrawn at
+    /// `now`. False when the token is not its owner's.
+    func delete(id: String, ownerToken: String, now: Date) async throws -> Bool
     /// The missing bikes and the list's version (its ETag), read together.
     func missingBikes() async throws -> (version: Int64, bikes: [MissingBike])
     /// The versions of the missing list and of the stations, read together: each moves with every change.
@@ -180,19 +181,6 @@ public struct StationRefresh: Sendable {
     }
 }
 
-/// What became of one attempt to deliver a notification.
-public enum DeliveryOutcome: Sendable, Equatable {
-    case delivered
-    /// The endpoint answered 410: the bike's target is cleared if it is still that one, and every message still
-    /// owed to it is abandoned.
-    case gone
-    case retry(at: Date, error: String)
-    case abandon(error: String)
-    /// The relay refused a message to the address for good: the message is abandoned, and the bike's address marked
-    /// failing if it is still that one (the owner's page says so), so nothing more goes to it.
-    case addressFailing(error: String)
-}
-
 public struct NotificationCounts: Sendable, Equatable, CustomStringConvertible {
     public var owed: Int
     public var delivered: Int
@@ -211,6 +199,9 @@ extension RegistryStore {
     /// The change under the default rules, now: for the tests and the tools.
     public func update(id: String, ownerToken: String, _ change: BikeChange) async throws -> BikeUpdate {
         try await update(id: id, ownerToken: ownerToken, change, rules: MissingReportRules(), now: Date())
+    }
+    public func delete(id: String, ownerToken: String) async throws -> Bool {
+        try await delete(id: id, ownerToken: ownerToken, now: Date())
     }
     public func record(_ sighting: SightingReport, from station: Station) async throws -> RecordOutcome {
         try await record(sighting, from: station, now: Date())

@@ -21,7 +21,7 @@ import Testing
             let bike = registration.bike
             _ = try await registry.update(
                 id: bike.id, ownerToken: registration.ownerToken,
-                BikeChange(missing: true, webhookURL: .some(target(minor))))
+                BikeChange(missing: true, targets: [.webhook: target(minor)]))
             let seen = Date(timeIntervalSince1970: 1_717_228_800)
             let sighting = SightingReport(
                 sightingId: UUID().uuidString.lowercased(), bikeId: bike.id, kind: .enter, date: seen, firstSeen: seen,

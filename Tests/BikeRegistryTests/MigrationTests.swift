@@ -65,7 +65,7 @@ import Testing
             #expect(station.name == "Ace Café")
             let bike = try #require(
                 try await store.bike(id: missingID, ownerToken: missing["ownerToken"] as? String ?? ""))
-            #expect(bike.missing && bike.webhookURL == "http://127.0.0.1:9/hook")
+            #expect(bike.missing && bike.target(on: .webhook) == "http://127.0.0.1:9/hook")
             #expect(try await store.bike(id: keptID, ownerToken: kept["ownerToken"] as? String ?? "")?.missing == false)
             #expect(try await store.missingBikes().bikes.map(\.id) == [missingID], "stations' list unchanged")
             #expect(try await store.sightings(bikeId: missingID).count == 1)

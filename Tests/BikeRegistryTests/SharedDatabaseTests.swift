@@ -100,7 +100,7 @@ import Testing
             }
             _ = try await stores[1].update(
                 id: registration.bike.id, ownerToken: registration.ownerToken,
-                BikeChange(missing: true, webhookURL: .some("http://127.0.0.1:9/hook")))
+                BikeChange(missing: true, targets: [.webhook: "http://127.0.0.1:9/hook"]))
 
             // Rounds of sixty, each round posted to one server in order and to the other in reverse at once, so their
             // batches meet in the middle.

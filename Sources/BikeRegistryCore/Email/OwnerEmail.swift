@@ -1,16 +1,10 @@
 public import Foundation
 
-/// The address a bike's messages also go to by e-mail (issue 39), and where it stands. Held on the bike's row, so it
-/// is deleted with the bike; never sent to a station, written to a log or shown to anyone but the bike's owner.
+/// The address a bike's messages also go to by e-mail (issue 39), and where it stands: the bike's e-mail target, as
+/// the mail's parts read it. Deleted with the bike; never sent to a station, written to a log or shown to anyone but
+/// the bike's owner.
 public struct OwnerEmail: Sendable, Equatable {
-    public enum State: String, Sendable {
-        /// A confirmation was sent; nothing else is until its link is opened.
-        case unconfirmed
-        case confirmed
-        /// The relay refused a message to it for good (a 5xx reply): nothing more is sent until the owner saves it
-        /// again.
-        case failing
-    }
+    public typealias State = NotificationTarget.State
 
     public var address: String
     public var state: State
@@ -25,13 +19,11 @@ public struct OwnerEmail: Sendable, Equatable {
         self.failure = failure
         self.unsubscribeKey = unsubscribeKey
     }
-}
 
-extension OwnerEmail {
-    /// The bike row's columns, as either store reads them: nil when the bike has no address.
-    package init?(address: String?, state: String?, failure: String?, unsubscribeKey: String?) {
-        guard let address, let state = state.flatMap(State.init(rawValue:)), let unsubscribeKey else { return nil }
-        self.init(address: address, state: state, failure: failure, unsubscribeKey: unsubscribeKey)
+    /// The bike's e-mail target as its owner's address; nil for another channel's, or one without its key.
+    package init?(_ target: NotificationTarget) {
+        guard target.channel == .email, let key = target.unsubscribeKey else { return nil }
+        self.init(address: target.address, state: target.state, failure: target.failure, unsubscribeKey: key)
     }
 }
 

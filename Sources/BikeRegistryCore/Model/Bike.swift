@@ -10,8 +10,6 @@ public struct Bike: Sendable, Equatable {
     public var model: String
     public var colour: String
     public var missing: Bool
-    public var webhookURL: String?
-    public var ntfyURL: String?
     public var createdAt: Date
     /// The `whsec_` secret its webhook messages are signed with: the owner was shown it once, at registration; the
     /// server needs it to sign (a message, or the owner page's test).
@@ -19,8 +17,8 @@ public struct Bike: Sendable, Equatable {
     /// A finder reported its beacon as placed on them: its sightings tell its owner nothing until the operator
     /// restores it.
     public var paused = false
-    /// The owner's address for e-mail, and whether it is confirmed.
-    public var email: OwnerEmail?
+    /// Where its messages go, one target a channel at most, in no particular order.
+    public var targets: [NotificationTarget] = []
 
     /// Its beacon is a rotating one (docs/rotating-beacon.md): `uuid` is then the beacon's id (`rbn_…`), and `major`
     /// and `minor` are `RotatingBeaconClaim.major` and `.minor`, which no iBeacon advertises.
@@ -28,19 +26,22 @@ public struct Bike: Sendable, Equatable {
     /// The rotating beacon's id (`rbn_…`); nil for a fixed beacon.
     public var rotatingBeaconID: String? { isRotating ? uuid : nil }
 
-    /// Where a message on `channel` goes; nil when the bike has no target there (an address until it is confirmed).
-    public func target(on channel: PendingNotification.Channel) -> String? {
-        switch channel {
-        case .webhook: webhookURL
-        case .ntfy: ntfyURL
-        case .email: email?.state == .confirmed ? email?.address : nil
-        }
+    /// Its target on `channel`, whatever its state.
+    public func saved(on channel: NotificationChannel) -> NotificationTarget? {
+        targets.first { $0.channel == channel }
     }
+
+    /// Where a message on `channel` goes; nil when the bike has no target there, or one not confirmed.
+    public func target(on channel: NotificationChannel) -> String? {
+        saved(on: channel).flatMap { $0.state == .confirmed ? $0.address : nil }
+    }
+
+    /// The owner's address for e-mail, and whether it is confirmed.
+    public var email: OwnerEmail? { saved(on: .email).flatMap(OwnerEmail.init) }
 
     package init(
         id: String, uuid: String, major: Int, minor: Int, make: String, model: String, colour: String, missing: Bool,
-        webhookURL: String? = nil, ntfyURL: String? = nil, createdAt: Date, webhookSecret: String, paused: Bool = false,
-        email: OwnerEmail? = nil
+        createdAt: Date, webhookSecret: String, paused: Bool = false, targets: [NotificationTarget] = []
     ) {
         self.id = id
         self.uuid = uuid
@@ -50,12 +51,10 @@ public struct Bike: Sendable, Equatable {
         self.model = model
         self.colour = colour
         self.missing = missing
-        self.webhookURL = webhookURL
-        self.ntfyURL = ntfyURL
         self.createdAt = createdAt
         self.webhookSecret = webhookSecret
         self.paused = paused
-        self.email = email
+        self.targets = targets
     }
 }
 
@@ -85,7 +84,7 @@ public struct Registration: Sendable {
     public var webhookSecret: String
 }
 
-/// A change an owner asks for; nil leaves a field as it is, `.some(nil)` clears a notification target.
+/// A change an owner asks for; nil leaves a field as it is.
 public struct BikeChange: Sendable {
     /// True makes a report (or, with one open, changes nothing but what `report` and `renew` ask); false closes it.
     public var missing: Bool?
@@ -95,19 +94,19 @@ public struct BikeChange: Sendable {
     public var renew = false
     /// How a closed report ended (with `missing: false`; recovered when not said).
     public var outcome: MissingReport.Outcome?
-    public var webhookURL: String??
-    public var ntfyURL: String??
+    /// Targets to save, confirmed, on channels that need no confirmation; nil removes the channel's target. A
+    /// channel not named is left as it is.
+    public var targets: [NotificationChannel: String?] = [:]
 
     public init(
         missing: Bool? = nil, report: MissingReportDetails? = nil, renew: Bool = false,
-        outcome: MissingReport.Outcome? = nil, webhookURL: String?? = nil, ntfyURL: String?? = nil
+        outcome: MissingReport.Outcome? = nil, targets: [NotificationChannel: String?] = [:]
     ) {
         self.missing = missing
         self.report = report
         self.renew = renew
         self.outcome = outcome
-        self.webhookURL = webhookURL
-        self.ntfyURL = ntfyURL
+        self.targets = targets
     }
 }
 
@@ -166,7 +165,7 @@ package struct NewBikeRecord {
             bike: Bike(
                 id: id, uuid: bike.uuid, major: bike.major, minor: bike.minor, make: bike.make, model: bike.model,
                 colour: bike.colour,
-                missing: false, webhookURL: nil, ntfyURL: nil, createdAt: createdAt, webhookSecret: webhookSecret),
+                missing: false, createdAt: createdAt, webhookSecret: webhookSecret),
             ownerToken: ownerToken, webhookSecret: webhookSecret)
     }
 }

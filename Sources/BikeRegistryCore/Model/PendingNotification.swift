@@ -2,7 +2,7 @@ public import Foundation
 
 /// A message owed to an owner on one channel, with what delivering it needs.
 public struct PendingNotification: Sendable, Equatable {
-    public enum Channel: String, Sendable, CaseIterable { case webhook, ntfy, email }
+    public typealias Channel = NotificationChannel
 
     /// The webhook-id: the same on every attempt.
     public var id: String

@@ -55,21 +55,7 @@ public struct ReportNotice: Sendable, Equatable {
             lapsesAt: (data["lapsesAt"] as? String).flatMap(ISOTime.parse))
     }
 
-    /// A message to insert unless one with its id is kept already.
-    package struct Row: Equatable {
-        package var id: String
-        package var channel: PendingNotification.Channel
-        package var target: String
-    }
-
-    /// The rows that carry it to each of the bike's targets: ids derived from the report, the type and the channel,
-    /// so that a store keeps each once however often it decides it (the notification table's unique key).
-    package func rows(reportId: String, webhook: String?, ntfy: String?, email: String?) -> [Row] {
-        [(PendingNotification.Channel.webhook, webhook), (.ntfy, ntfy), (.email, email)].compactMap { channel, target in
-            guard let target else { return nil }
-            return Row(
-                id: Secrets.derivedID(prefix: "msg_", [reportId, type.rawValue, channel.rawValue]), channel: channel,
-                target: target)
-        }
-    }
+    /// The id of what the notice owes, kept once under `key` (its report's, or its reminder's): on each of the
+    /// bike's targets its id is `MessageID.on(channel, owed:)` of this.
+    package func owedID(key: String) -> String { MessageID.owed([key, type.rawValue]) }
 }

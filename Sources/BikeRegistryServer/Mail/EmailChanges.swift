@@ -17,12 +17,13 @@ struct EmailChanges: Sendable {
         "notify.email is not an address this registry can send to: local@domain.example, in ASCII, at most 254 characters"
     static let off = "notify.email: this registry sends no e-mail (its operator has configured no mail relay)"
 
-    func change(bikeId: String, ownerToken: String, to address: MailAddress?, now: Date) async throws {
+    /// - Parameter address: checked already (`EmailChannel.parsed`); nil removes it.
+    func change(bikeId: String, ownerToken: String, to address: String?, now: Date) async throws {
         // An address may always be removed, even one kept from before the relay was taken away.
         guard mail != nil || address == nil else { throw APIError.badRequest(Self.off) }
         let limits = mail?.limits ?? EmailLimits()
         switch try await database.changeEmail(
-            id: bikeId, ownerToken: ownerToken, to: address?.text, limits: limits, now: now)
+            id: bikeId, ownerToken: ownerToken, to: address, limits: limits, now: now)
         {
         case .notOwner: throw APIError.notFound
         case .bikeLimited:

@@ -20,12 +20,14 @@ struct MailRoutes: Sendable {
     let now: @Sendable () -> Date
     let renderer = PageRenderer()
 
-    func add<Context: RemoteAddressRequestContext>(to router: Router<Context>) {
-        router.get("confirm/:code") { _, context in try await confirmPage(context) }
-        router.post("confirm/:code") { _, context in try await confirm(context) }
-        router.get("seen/:key") { _, context in try await seenPage(context) }
-        router.get("unsubscribe/:key") { _, context in try await unsubscribePage(context) }
-        router.post("unsubscribe/:key") { _, context in try await unsubscribe(context) }
+    var routes: [Route] {
+        [
+            .get("confirm/:code") { _, context in try await confirmPage(context) },
+            .post("confirm/:code") { _, context in try await confirm(context) },
+            .get("seen/:key") { _, context in try await seenPage(context) },
+            .get("unsubscribe/:key") { _, context in try await unsubscribePage(context) },
+            .post("unsubscribe/:key") { _, context in try await unsubscribe(context) },
+        ]
     }
 
     /// The confirmation link, opened: a page with one button, so that a mail scanner's fetch confirms nothing.

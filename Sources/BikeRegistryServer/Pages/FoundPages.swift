@@ -13,12 +13,14 @@ struct FoundPages: Sendable {
     let publicURL: String?
     let renderer = PageRenderer()
 
-    func add<Context: RemoteAddressRequestContext>(to router: Router<Context>) {
-        router.get("found") { request, _ in form(request) }
-        router.post("found") { request, context in try await lookup(request, address: OwnerRoutes.address(context)) }
-        router.post("found/abuse") { request, context in
-            try await report(request, address: OwnerRoutes.address(context))
-        }
+    var routes: [Route] {
+        [
+            .get("found") { request, _ in form(request) },
+            .post("found") { request, context in try await lookup(request, address: OwnerRoutes.address(context)) },
+            .post("found/abuse") { request, context in
+                try await report(request, address: OwnerRoutes.address(context))
+            },
+        ]
     }
 
     private func form(_ request: Request) -> Response {

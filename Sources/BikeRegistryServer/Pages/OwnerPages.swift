@@ -1,5 +1,4 @@
 import BikeRegistryCore
-import BikeRegistryMail
 import BikeRegistryStore
 import Foundation
 import HTTPTypes
@@ -11,21 +10,15 @@ import Hummingbird
 /// Every form posts back here with a CSRF token (`PageCSRF`); each post answers 303 to the page, or the page again
 /// with what was wrong.
 struct OwnerPages: Sendable {
-    let database: any RegistryStore
     /// Registration's rules and limits, shared with the API's.
     let registrar: Registrar
-    /// Requests by owner token's hash, shared with the API's.
-    let requests: RateLimiter<String>
+    /// The owner's rules, shared with the API's.
+    let owners: OwnerService
     /// "Send a test" by bike: each sends a request to an address the owner chose.
     let tests: RateLimiter<String>
-    let targets: NotificationTargetPolicy
     let sender: NotificationSender
-    let snapshot: RegistrySnapshot
-    let reports: MissingReportRules
-    /// The owner's address changes, shared with the API's; its `mail` is nil when e-mail is off.
-    let emails: EmailChanges
-    var mail: MailSettings? { emails.mail }
-    let now: @Sendable () -> Date
+    /// The mail's settings; nil when e-mail is off.
+    var mail: MailSettings? { owners.emails.mail }
     let region: (uuid: String, major: Int)
     /// `RegistryServerConfiguration.publicURL`, without a trailing slash.
     let publicURL: String?
@@ -33,22 +26,25 @@ struct OwnerPages: Sendable {
     /// Sightings shown on a bike's page, newest first: a page stays well under 50 KB.
     static let sightingsShown = 50
 
-    func add<Context: RemoteAddressRequestContext>(to router: Router<Context>) {
-        router.get("/") { request, _ in registerPage(request) }
-        router.post("register") { request, context in try await register(request, address: OwnerRoutes.address(context))
-        }
-        router.get("my/:id/:token") { _, context in try await bikePage(context) }
-        router.post("my/:id/:token/:action") { request, context in try await act(request, context) }
-        router.get("static/style.css") { _, _ in
-            Response(
-                status: .ok, headers: PageHeaders.asset(contentType: "text/css; charset=utf-8"),
-                body: .init(byteBuffer: .init(string: PageAssets.style)))
-        }
-        router.get("static/page.js") { _, _ in
-            Response(
-                status: .ok, headers: PageHeaders.asset(contentType: "text/javascript; charset=utf-8"),
-                body: .init(byteBuffer: .init(string: PageAssets.script)))
-        }
+    var routes: [Route] {
+        [
+            .get("/") { request, _ in registerPage(request) },
+            .post("register") { request, context in
+                try await register(request, address: OwnerRoutes.address(context))
+            },
+            .get("my/:id/:token") { _, context in try await bikePage(context) },
+            .post("my/:id/:token/:action") { request, context in try await act(request, context) },
+            .get("static/style.css") { _, _ in
+                Response(
+                    status: .ok, headers: PageHeaders.asset(contentType: "text/css; charset=utf-8"),
+                    body: .init(byteBuffer: .init(string: PageAssets.style)))
+            },
+            .get("static/page.js") { _, _ in
+                Response(
+                    status: .ok, headers: PageHeaders.asset(contentType: "text/javascript; charset=utf-8"),
+                    body: .init(byteBuffer: .init(string: PageAssets.script)))
+            },
+        ]
     }
 
     // MARK: Registering
@@ -113,21 +109,24 @@ struct OwnerPages: Sendable {
         }
     }
 
-    /// The owner's change to the bike's report, then the page again (303), or the page saying why not.
-    private func apply(_ change: BikeChange, to bike: Bike, token: String, path: String) async throws -> Response {
-        let now = now()
-        switch try await database.update(id: bike.id, ownerToken: token, change, rules: reports, now: now) {
+    /// The owner's change, then the page again (303), or the page saying why not.
+    private func apply(_ change: OwnerService.Change, to bike: Bike, token: String, path: String) async throws
+        -> Response
+    {
+        switch try await owners.change(bike, token: token, change) {
         case .notOwner: return gone
         case .noOpenReport:
             return try await show(bike, token: token, status: .conflict, error: "The bike has no open missing report.")
-        case .tooManyReports(let next):
+        case .tooManyReports(let next, _):
             return try await show(
                 bike, token: token, status: .tooManyRequests,
                 error:
                     "Not reported: a bike may be reported missing at most 3 times in 30 days; the next report may be made from \(ISOTime.readable(next))."
             )
-        case .updated(let changed):
-            if changed.missing != bike.missing { try await snapshot.listChanged() }
+        case .targetRefused(let field, let reason):
+            return try await show(
+                bike, token: token, status: .badRequest, error: "The \(field) URL was not saved: \(reason).")
+        case .updated:
             return Self.seeOther(path)
         }
     }
@@ -160,22 +159,21 @@ struct OwnerPages: Sendable {
     }
 
     private func owned(_ context: some RequestContext) async throws -> Owned {
-        let id = context.parameters.get("id") ?? ""
         let token = context.parameters.get("token") ?? ""
-        if let wait = requests.retryAfter(Secrets.hash(token)) {
+        switch try await owners.owned(id: context.parameters.get("id") ?? "", token: token) {
+        case .bike(let bike): return .bike(bike, token: token)
+        case .wait(let wait):
             return .page(
                 renderer.message(
                     "Too many requests", "Too many requests for this bike; try again in \(wait) s.",
                     status: .tooManyRequests, extraHeaders: [.retryAfter: String(wait)]))
-        }
-        guard let bike = try await database.bike(id: id, ownerToken: token) else {
+        case .none:
             return .page(
                 renderer.message(
                     "This link opens nothing",
                     "No bike has this link. A newer link may have replaced it, or the bike was deleted.",
                     status: .notFound))
         }
-        return .bike(bike, token: token)
     }
 
     private func bikePage(_ context: some RequestContext) async throws -> Response {
@@ -189,13 +187,11 @@ struct OwnerPages: Sendable {
         _ bike: Bike, token: String, status: HTTPResponse.Status = .ok, error: String? = nil,
         tests: [BikeView.TestResult] = []
     ) async throws -> Response {
-        let sightings = try await database.sightings(bikeId: bike.id, limit: Self.sightingsShown + 1)
+        let sightings = try await owners.sightings(bike, limit: Self.sightingsShown + 1)
         var view = BikeView(
             bike: bike, path: Self.path(bike.id, token), csrf: PageCSRF.bikeToken(bikeId: bike.id, ownerToken: token),
-            sightings: sightings, limit: Self.sightingsShown)
-        if bike.missing, let report = try await database.openReport(bikeId: bike.id) {
-            view.report = BikeView.ReportView(report)
-        }
+            sightings: sightings, limit: Self.sightingsShown, channels: owners.channels)
+        if let report = try await owners.openReport(bike) { view.report = BikeView.ReportView(report) }
         view.error = error
         view.tests = tests
         view.mailOn = mail != nil
@@ -217,7 +213,7 @@ struct OwnerPages: Sendable {
         case "missing":
             return try await reportMissing(form, bike: bike, token: token, path: path)
         case "renew":
-            return try await apply(BikeChange(renew: true), to: bike, token: token, path: path)
+            return try await apply(.init(report: BikeChange(renew: true)), to: bike, token: token, path: path)
         case "notify":
             return try await saveTargets(form, bike: bike, token: token, path: path)
         case "email":
@@ -225,7 +221,7 @@ struct OwnerPages: Sendable {
         case "test":
             return try await sendTest(bike, token: token)
         case "rotate":
-            guard let new = try await database.rotateOwnerToken(id: bike.id, ownerToken: token) else { return gone }
+            guard let new = try await owners.rotateToken(bike, token: token) else { return gone }
             let newPath = Self.path(bike.id, new)
             return renderer.page(
                 "registered",
@@ -238,8 +234,7 @@ struct OwnerPages: Sendable {
                 return try await show(
                     bike, token: token, status: .badRequest, error: "Tick the box to confirm the deletion.")
             }
-            guard try await database.delete(id: bike.id, ownerToken: token) else { return gone }
-            if bike.missing { try await snapshot.listChanged() }
+            guard try await owners.delete(bike, token: token) else { return gone }
             return renderer.message(
                 "Deleted", "Your \(bike.make) \(bike.model) and every sighting of it are deleted.", status: .ok)
         default:
@@ -266,37 +261,43 @@ struct OwnerPages: Sendable {
             else { return badForm }
             change.outcome = outcome
         }
+        return try await apply(.init(report: change), to: bike, token: token, path: path)
+    }
+
+    /// Where messages go: a target on each channel saved as given (an ntfy topic, a webhook), each refused as the API
+    /// refuses it; an empty field removes its target.
+    private func saveTargets(_ form: FormBody, bike: Bike, token: String, path: String) async throws -> Response {
+        var change = OwnerService.Change()
+        for channel in owners.channels.direct {
+            let typed = (form[channel.field] ?? "").trimmingCharacters(in: .whitespaces)
+            guard !typed.isEmpty else {
+                change.targets[channel.id] = .some(nil)
+                continue
+            }
+            guard typed.utf8.count <= 2048 else {
+                return try await show(
+                    bike, token: token, status: .badRequest, error: "The \(channel.field) URL is too long.")
+            }
+            switch channel.parsed(typed) {
+            case .success(let target): change.targets[channel.id] = .some(target)
+            case .failure(let error):
+                return try await show(
+                    bike, token: token, status: .badRequest,
+                    error: "The \(channel.field) URL was not saved: \(error.reason).")
+            }
+        }
         return try await apply(change, to: bike, token: token, path: path)
     }
 
-    /// Where messages go: an ntfy topic and a webhook, each refused as the API refuses it.
-    private func saveTargets(_ form: FormBody, bike: Bike, token: String, path: String) async throws -> Response {
-        var change = BikeChange()
-        for (name, field) in [("ntfy", \BikeChange.ntfyURL), ("webhook", \BikeChange.webhookURL)] {
-            let url = (form[name] ?? "").trimmingCharacters(in: .whitespaces)
-            if url.isEmpty {
-                change[keyPath: field] = .some(nil)
-                continue
-            }
-            guard url.utf8.count <= 2048 else {
-                return try await show(
-                    bike, token: token, status: .badRequest, error: "The \(name) URL is too long.")
-            }
-            if let refusal = await targets.refusal(for: url) {
-                return try await show(
-                    bike, token: token, status: .badRequest, error: "The \(name) URL was not saved: \(refusal).")
-            }
-            change[keyPath: field] = .some(url)
-        }
-        guard case .updated = try await database.update(id: bike.id, ownerToken: token, change) else { return gone }
-        return Self.seeOther(path)
-    }
-
-    /// The address, whose change sends a confirmation (`EmailChanges`).
+    /// The address, whose change sends a confirmation (`EmailChanges`, through the owner's service).
     private func saveEmail(_ form: FormBody, bike: Bike, token: String, path: String) async throws -> Response {
         let typed = (form["email"] ?? "").trimmingCharacters(in: .whitespaces)
-        let address = MailAddress(typed)
-        guard typed.isEmpty || address != nil else {
+        var change = OwnerService.Change()
+        if typed.isEmpty {
+            change.targets[.email] = .some(nil)
+        } else if let channel = owners.channels.channel(.email), case .success(let address) = channel.parsed(typed) {
+            change.targets[.email] = .some(address)
+        } else {
             return try await show(
                 bike, token: token, status: .badRequest,
                 error:
@@ -304,21 +305,19 @@ struct OwnerPages: Sendable {
             )
         }
         do {
-            try await emails.change(bikeId: bike.id, ownerToken: token, to: address, now: now())
+            return try await apply(change, to: bike, token: token, path: path)
         } catch let refusal as HTTPError {
             return try await show(
                 bike, token: token, status: refusal.status,
                 error: "The address was not saved: \(refusal.body ?? "refused").")
         }
-        return Self.seeOther(path)
     }
 
     /// Sends the owner's targets a test message now, through the worker's own sender, and shows what was sent.
     private func sendTest(_ bike: Bike, token: String) async throws -> Response {
-        let channels: [(PendingNotification.Channel, String)] =
-            [PendingNotification.Channel.ntfy, .webhook, .email].compactMap { channel in
-                bike.target(on: channel).map { (channel, $0) }
-            }
+        let channels = owners.channels.all.compactMap { channel in
+            bike.target(on: channel.id).map { (channel, $0) }
+        }
         guard !channels.isEmpty else {
             return try await show(
                 bike, token: token, status: .badRequest,
@@ -333,12 +332,12 @@ struct OwnerPages: Sendable {
         }
         let payload = NotificationPayload.test(bikeId: bike.id, now: Date())
         let json = try payload.json()
-        // Both channels at once: each attempt may take the delivery's whole deadline.
+        // Every channel at once: each attempt may take the delivery's whole deadline.
         let results = await withTaskGroup(of: (Int, BikeView.TestResult).self) { group in
             for (index, (channel, target)) in channels.enumerated() {
                 group.addTask {
                     let notification = PendingNotification(
-                        id: Secrets.newID(prefix: "msg_test_"), bikeId: bike.id, channel: channel, target: target,
+                        id: Secrets.newID(prefix: "msg_test_"), bikeId: bike.id, channel: channel.id, target: target,
                         payload: json, attempts: 0, webhookSecret: bike.webhookSecret, createdAt: payload.timestamp)
                     let outcome: String
                     switch await sender.attempt(notification) {
@@ -347,19 +346,10 @@ struct OwnerPages: Sendable {
                     case .retry(let failure, _): outcome = "not delivered: \(failure.shown)"
                     case .refused(let failure): outcome = "not delivered: \(failure.shown)"
                     }
-                    let sent: String
-                    switch channel {
-                    case .ntfy:
-                        let message = NtfyMessage(payload)
-                        sent =
-                            message.headers.map { "\($0.0): \($0.1)" }.joined(separator: "\n") + "\n\n" + message.body
-                    case .webhook:
-                        sent = "webhook-id: \(notification.id)\nwebhook-signature: v1,…\n\n" + json
-                    case .email:
-                        let message = sender.mail?.composer.message(for: notification, bike: bike)
-                        sent = message.map { "Subject: \($0.subject)\n\n" + $0.text } ?? ""
-                    }
-                    return (index, .init(channel: channel.rawValue, target: target, outcome: outcome, sent: sent))
+                    let sent = channel.shown(notification, payload: payload, bike: bike)
+                    return (
+                        index, .init(channel: channel.id.rawValue, target: target, outcome: outcome, sent: sent)
+                    )
                 }
             }
             var results: [(Int, BikeView.TestResult)] = []

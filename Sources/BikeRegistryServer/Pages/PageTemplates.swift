@@ -129,10 +129,10 @@ enum PageTemplates {
         <h2 id="notify">Where messages go</h2>
         <form method="post" action="{{path}}/notify">
         <input type="hidden" name="csrf" value="{{csrf}}">
-        <label for="ntfy">ntfy topic URL (for example https://ntfy.sh/your-secret-topic)</label>
-        <input id="ntfy" name="ntfy" type="url" value="{{ntfy}}" maxlength="2048">
-        <label for="webhook">Webhook URL</label>
-        <input id="webhook" name="webhook" type="url" value="{{webhook}}" maxlength="2048">
+        {{#targetFields}}
+        <label for="{{field}}">{{label}}</label>
+        <input id="{{field}}" name="{{field}}" type="url" value="{{value}}" maxlength="2048">
+        {{/targetFields}}
         <button type="submit">Save</button>
         </form>
         {{#mailOn}}

@@ -40,6 +40,12 @@ struct BikeView: Sendable {
         var asReceived: Bool
     }
 
+    struct TargetField: Sendable {
+        var field: String
+        var label: String
+        var value: String
+    }
+
     struct TestResult: Sendable {
         var channel: String
         var target: String
@@ -69,12 +75,12 @@ struct BikeView: Sendable {
     var report: ReportView?
     var path: String
     var csrf: String
-    /// Shown as it is (`{{bike.make}}`…); its targets, optional, are the two below as text.
+    /// Shown as it is (`{{bike.make}}`…); its targets, optional, as the fields below.
     var bike: Bike
     /// A rotating beacon's id; nil for a fixed beacon, shown by its UUID, major and minor.
     var rotatingBeacon: String?
-    var ntfy: String
-    var webhook: String
+    /// A field for each channel whose target is saved as given, with the bike's target there.
+    var targetFields: [TargetField]
     /// Whether the registry sends e-mail; the address and where it stands.
     var mailOn = false
     var email: String
@@ -87,13 +93,16 @@ struct BikeView: Sendable {
     var more: Bool
     var shown: Int
 
-    init(bike: Bike, path: String, csrf: String, sightings: [OwnerSighting], limit: Int) {
+    init(
+        bike: Bike, path: String, csrf: String, sightings: [OwnerSighting], limit: Int, channels: NotificationChannels
+    ) {
         self.path = path
         self.csrf = csrf
         self.bike = bike
         rotatingBeacon = bike.rotatingBeaconID
-        ntfy = bike.ntfyURL ?? ""
-        webhook = bike.webhookURL ?? ""
+        targetFields = channels.direct.map { channel in
+            TargetField(field: channel.field, label: channel.label, value: bike.saved(on: channel.id)?.address ?? "")
+        }
         email = bike.email?.address ?? ""
         emailFailing = bike.email?.state == .failing
         emailStatus = bike.email.map { email in

@@ -34,43 +34,4 @@ extension PostgresRegistryStore {
             return outcome
         }
     }
-
-    public func sightings(bikeId: String, limit: Int) async throws -> [OwnerSighting] {
-        let rows = try await rows(
-            """
-            SELECT sighting.kind, sighting.seenAt, sighting.firstSeen, sighting.lastSeen, station.name, station.latitude, station.longitude,
-                   sighting.proximity, sighting.rssi, sighting.visitId, sighting.timesAsReceived
-            FROM sighting JOIN station ON station.id = sighting.stationId
-            WHERE bikeId = \(bikeId) ORDER BY seenAt DESC, receivedAt DESC, sighting.id DESC LIMIT \(limit)
-            """)
-        return try rows.map { row in
-            let (kind, seenAt, firstSeen, lastSeen, name, latitude, longitude, proximity, rssi, visitId, asReceived) =
-                try row.decode(
-                    (String, Double, Double, Double, String, Double, Double, String, Double?, String, Bool).self)
-            return OwnerSighting(
-                kind: kind, seenAt: Self.date(seenAt), firstSeen: Self.date(firstSeen), lastSeen: Self.date(lastSeen),
-                station: .init(name: name, latitude: latitude, longitude: longitude), proximity: proximity, rssi: rssi,
-                visitId: visitId, timesAsReceived: asReceived)
-        }
-    }
-
-    public func unverifiedSightings() async throws -> Int {
-        try await rows("\(unescaped: RegistrySchema.unverifiedSightings)").first?.decode(Int.self) ?? 0
-    }
-
-    public func hasSighting(_ id: String) async throws -> Bool {
-        try await !rows("SELECT 1 FROM sighting WHERE id = \(id.lowercased())").isEmpty
-    }
-
-    public func purge(before cutoff: Date) async throws -> Int {
-        let cutoff = Self.seconds(cutoff)
-        return try await transaction { [logger] connection in
-            let deleted = try await connection.query(
-                "DELETE FROM sighting WHERE receivedAt < \(cutoff) RETURNING 1", logger: logger
-            ).collect()
-            try await connection.query(
-                "DELETE FROM notification WHERE coalesce(deliveredAt, abandonedAt) < \(cutoff)", logger: logger)
-            return deleted.count
-        }
-    }
 }

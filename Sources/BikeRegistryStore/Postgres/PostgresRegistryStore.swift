@@ -10,13 +10,15 @@ import PostgresNIO
 ///
 /// Transactions are PostgreSQL's default READ COMMITTED; each write is arranged to be right under it (an insert
 /// that yields to the row already there, `ON CONFLICT DO NOTHING`, rather than a look before the insert).
-public final class PostgresRegistryStore: RegistryStore {
+public final class PostgresRegistryStore: SQLRegistryStore {
     let client: PostgresClient
     let logger: Logger
     private let running: Task<Void, Never>
     public let location: String
     /// Sightings posted at the same moment, written in one statement (`record`).
     let batches: SightingBatches
+    /// The registry's SQL on this database.
+    let database: PostgresDatabase
 
     /// How long an operation may take, from asking the pool for a connection to the last row. Past it the operation
     /// is cancelled and the server answers 503: the pool would otherwise wait as long as the database is away,
@@ -31,6 +33,7 @@ public final class PostgresRegistryStore: RegistryStore {
         self.deadline = deadline
         self.logger = logger
         running = Task { await client.run() }
+        database = PostgresDatabase(client: client, deadline: deadline, logger: logger)
         batches = SightingBatches { items in
             try await Self.write(items, client: client, deadline: deadline, logger: logger)
         }
@@ -65,15 +68,6 @@ public final class PostgresRegistryStore: RegistryStore {
     public func close() async {
         running.cancel()
         await running.value
-    }
-
-    /// A transaction; its error, if any, said without the query's values.
-    func transaction<Result: Sendable>(
-        _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
-    ) async throws -> Result {
-        try await Self.within(deadline) { [client, logger] in
-            try await client.withTransaction(logger: logger) { connection in try await body(connection) }
-        }
     }
 
     /// A prepared statement outside a transaction (parsed and planned once per connection), its rows collected.

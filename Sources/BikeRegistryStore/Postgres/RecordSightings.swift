@@ -3,16 +3,17 @@ import Foundation
 import PostgresNIO
 
 /// `record`'s one statement, for a batch of sightings posted at the same moment (`SightingBatches`): each inserted
-/// unless its id is stored and, only if it was, the messages its visit owes (`VisitNotifications.candidates`),
-/// judged against the bike in the same statement: missing and not paused, the sighting verified if its beacon rotates (`VisitNotifications.unverified`), and a target on the message's channel. One statement is
-/// atomic on its own: a sighting and its messages are stored together or not at all. A repeat posted at the same
-/// moment waits for the first to commit, then inserts nothing. Prepared, and the same text for any batch (columns
-/// as arrays), so each connection parses and plans it once.
+/// unless its id is stored and, only if it was, the messages its visit owes (`VisitNotifications.candidates`) on
+/// each of its bike's confirmed targets, judged against the bike in the same statement by the rule SQLite's record
+/// writes too (`NotificationSQL.owing`: missing, not paused, verified if its beacon rotates). One statement is atomic
+/// on its own: a sighting and its messages are stored together or not at all. A repeat posted at the same moment
+/// waits for the first to commit, then inserts nothing. Prepared, and the same text for any batch (columns as
+/// arrays), so each connection parses and plans it once.
 struct RecordSightings: PostgresPreparedStatement {
     static let sql = """
         WITH posted AS (
             SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::float8[], $6::float8[], $7::float8[],
-                                 $8::text[], $9::float8[], $10::bigint[], $11::text[], $19::boolean[], $20::boolean[])
+                                 $8::text[], $9::float8[], $10::bigint[], $11::text[], $17::boolean[], $18::boolean[])
                 AS posted (id, stationId, bikeId, kind, seenAt, firstSeen, lastSeen, proximity, rssi, count, visitId, timesAsReceived,
                            verifiedRotating)
         ), inserted AS (
@@ -23,15 +24,15 @@ struct RecordSightings: PostgresPreparedStatement {
             FROM posted
             ON CONFLICT (id) DO NOTHING RETURNING id, bikeId, visitId, verifiedRotating
         ), owed AS (
-            INSERT INTO notification (id, bikeId, visitId, type, channel, target, payload, createdAt, nextAttemptAt)
-            SELECT candidate.id, bike.id, inserted.visitId, candidate.type, candidate.channel,
-                   \(RegistrySchema.target(channel: "candidate.channel", bike: "bike")), candidate.payload, $12, $12
-            FROM unnest($13::text[], $14::text[], $15::text[], $16::text[], $17::text[], $18::boolean[])
-                AS candidate (sightingId, id, type, channel, payload, due)
+            \(NotificationSQL.insert.rendered(for: .postgres).text)
+            SELECT candidate.id || '\(MessageID.separator)' || t.channel, b.id, inserted.visitId, candidate.type, t.channel,
+                   t.target, candidate.payload, $12, $12
+            FROM unnest($13::text[], $14::text[], $15::text[], $16::text[], $19::boolean[])
+                AS candidate (sightingId, id, type, payload, due)
             JOIN inserted ON inserted.id = candidate.sightingId
-            JOIN bike ON bike.id = inserted.bikeId AND bike.missing AND NOT bike.paused
-                     AND (bike.major >= 0 OR inserted.verifiedRotating)
-            WHERE candidate.due AND (\(RegistrySchema.target(channel: "candidate.channel", bike: "bike"))) IS NOT NULL
+            JOIN bike b ON b.id = inserted.bikeId
+            JOIN notificationTarget t ON t.bikeId = b.id AND t.state = 'confirmed'
+            WHERE candidate.due AND \(NotificationSQL.owing(verified: "inserted.verifiedRotating").rendered(for: .postgres).text)
             ON CONFLICT DO NOTHING RETURNING visitId
         )
         SELECT posted.id, EXISTS (SELECT 1 FROM inserted WHERE inserted.id = posted.id),
@@ -61,7 +62,7 @@ struct RecordSightings: PostgresPreparedStatement {
     let received: Double
 
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 20)
+        var bindings = PostgresBindings(capacity: 19)
         bindings.append(posted.map(\.sighting.sightingId))
         bindings.append(posted.map(\.stationId))
         bindings.append(posted.map(\.sighting.bikeId))
@@ -79,11 +80,10 @@ struct RecordSightings: PostgresPreparedStatement {
         bindings.append(candidates.map(\.0))
         bindings.append(candidates.map(\.1.id))
         bindings.append(candidates.map(\.1.type.rawValue))
-        bindings.append(candidates.map(\.1.channel.rawValue))
         bindings.append(candidates.map(\.1.payload))
-        bindings.append(candidates.map(\.1.due))
         bindings.append(posted.map(\.sighting.timesAsReceived))
         bindings.append(posted.map(\.sighting.verifiedRotating))
+        bindings.append(candidates.map(\.1.due))
         return bindings
     }
 

@@ -1,86 +1,71 @@
 public import BikeRegistryCore
 public import Foundation
-import GRDB
 
 extension SQLiteRegistryStore {
+    /// The sighting and the messages it owes, in one transaction on the file's one writer: the sighting's row, unless
+    /// its id is stored already, then each message due on each of the bike's confirmed targets, if the bike owes it
+    /// (`NotificationSQL`, the rule PostgreSQL's batch writes too).
     public func record(_ sent: SightingReport, from station: Station, now: Date) async throws -> RecordOutcome {
         let sighting = StationClockCheck.checked(sent, receivedAt: now)
         let visit = VisitNotifications(sighting: sighting, stationId: station.id)
-        return try await write { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO sighting (id, stationId, bikeId, kind, seenAt, firstSeen, lastSeen, proximity, rssi, count, visitId, receivedAt, timesAsReceived, verifiedRotating)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING
-                    """,
-                arguments: [
-                    sighting.sightingId, station.id, sighting.bikeId, sighting.kind.rawValue,
-                    Self.seconds(sighting.date),
-                    Self.seconds(sighting.firstSeen), Self.seconds(sighting.lastSeen), sighting.proximity,
-                    sighting.rssi, sighting.count,
-                    visit.visitId, Self.seconds(now), sighting.timesAsReceived, sighting.verifiedRotating,
-                ])
-            guard db.changesCount > 0 else { return .repeated }
+        let due = try visit.candidates(by: sighting, station: station, now: now).filter(\.due)
+        return try await database.transaction { connection in
             guard
-                let bike = try Row.fetchOne(db, sql: "SELECT * FROM bike WHERE id = ?", arguments: [sighting.bikeId])
-                    .map(Bike.init(row:)),
-                bike.missing, !bike.paused
-            else { return .recorded(notifications: 0) }
-            var inserted = 0
-            for row in try visit.owed(by: sighting, bike: bike, station: station, now: now) {
-                try db.execute(
-                    sql: """
-                        INSERT INTO notification (id, bikeId, visitId, type, channel, target, payload, createdAt, nextAttemptAt)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
-                        """,
-                    arguments: [
-                        row.id, bike.id, visit.visitId, row.type.rawValue, row.channel.rawValue, row.target,
-                        row.payload, Self.seconds(now),
-                        Self.seconds(now),
-                    ])
-                inserted += db.changesCount
+                try await connection.exists(
+                    """
+                    INSERT INTO sighting (id, stationId, bikeId, kind, seenAt, firstSeen, lastSeen, proximity, rssi, count,
+                                          visitId, receivedAt, timesAsReceived, verifiedRotating)
+                    VALUES (\(sighting.sightingId), \(station.id), \(sighting.bikeId), \(sighting.kind.rawValue),
+                            \(sighting.date), \(sighting.firstSeen), \(sighting.lastSeen), \(sighting.proximity),
+                            \(sighting.rssi), \(sighting.count), \(visit.visitId), \(now), \(sighting.timesAsReceived),
+                            \(sighting.verifiedRotating))
+                    ON CONFLICT (id) DO NOTHING RETURNING id
+                    """)
+            else { return .repeated }
+            var owed = 0
+            for candidate in due {
+                owed += try await connection.rows(
+                    NotificationSQL.owe(
+                        candidate, visitId: visit.visitId, bikeId: sighting.bikeId,
+                        verified: sighting.verifiedRotating, now: now)
+                ).count
             }
-            return .recorded(notifications: inserted)
+            return .recorded(notifications: owed)
         }
     }
+}
 
-    public func sightings(bikeId: String, limit: Int) async throws -> [OwnerSighting] {
-        try await pool.read { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT sighting.kind, sighting.seenAt, sighting.firstSeen, sighting.lastSeen, station.name, station.latitude,
-                           station.longitude, sighting.proximity, sighting.rssi, sighting.visitId, sighting.timesAsReceived
-                    FROM sighting JOIN station ON station.id = sighting.stationId
-                    WHERE bikeId = ? ORDER BY seenAt DESC, receivedAt DESC, sighting.id DESC LIMIT ?
-                    """,
-                arguments: [bikeId, limit]
-            ).map { row in
-                OwnerSighting(
-                    kind: row[0], seenAt: Self.date(row[1]), firstSeen: Self.date(row[2]), lastSeen: Self.date(row[3]),
-                    station: .init(name: row[4], latitude: row[5], longitude: row[6]), proximity: row[7], rssi: row[8],
-                    visitId: row[9], timesAsReceived: row[10])
-            }
-        }
+extension SQLiteRegistryStore {
+    /// A read: the file's one server takes messages one at a time from its worker, which leaves out those it is
+    /// delivering by their targets, so a message cannot be taken twice and `heldUntil` has nothing to guard.
+    public func takeDueNotification(now: Date, busyTargets: Set<String>, heldUntil: Date) async throws
+        -> PendingNotification?
+    {
+        try await database.readRow(
+            """
+            SELECT \(NotificationRows.columns)
+            FROM notification JOIN bike ON bike.id = notification.bikeId
+            WHERE deliveredAt IS NULL AND abandonedAt IS NULL AND nextAttemptAt <= \(now)
+                AND target NOT IN (\(Self.list(busyTargets)))
+            ORDER BY nextAttemptAt, notification.createdAt LIMIT 1
+            """
+        ).map(NotificationRows.notification)
     }
 
-    public func unverifiedSightings() async throws -> Int {
-        try await pool.read { db in try Int.fetchOne(db, sql: RegistrySchema.unverifiedSightings) ?? 0 }
+    public func nextNotificationDue(busyTargets: Set<String>) async throws -> Date? {
+        try await database.readRow(
+            """
+            SELECT min(nextAttemptAt) FROM notification WHERE deliveredAt IS NULL AND abandonedAt IS NULL
+                AND target NOT IN (\(Self.list(busyTargets)))
+            """
+        )?.decode(0)
     }
 
-    public func hasSighting(_ id: String) async throws -> Bool {
-        try await pool.read { db in
-            try Bool.fetchOne(db, sql: "SELECT 1 FROM sighting WHERE id = ?", arguments: [id.lowercased()]) ?? false
-        }
-    }
-
-    public func purge(before cutoff: Date) async throws -> Int {
-        try await write { db in
-            try db.execute(sql: "DELETE FROM sighting WHERE receivedAt < ?", arguments: [Self.seconds(cutoff)])
-            let sightings = db.changesCount
-            try db.execute(
-                sql: "DELETE FROM notification WHERE coalesce(deliveredAt, abandonedAt) < ?",
-                arguments: [Self.seconds(cutoff)])
-            return sightings
+    /// `?, ?, …`, a value each; none as a subquery with no rows (`x NOT IN (NULL)` would be NULL).
+    private static func list(_ values: Set<String>) -> SQL {
+        guard !values.isEmpty else { return "SELECT NULL WHERE 0" }
+        return values.sorted().enumerated().reduce(into: "") { list, item in
+            list = item.offset == 0 ? "\(item.element)" : "\(list), \(item.element)"
         }
     }
 }

@@ -10,11 +10,13 @@ import Glibc
 /// The registry in one SQLite file (GRDB), the embedded default: WAL, so the many readers (every station's
 /// refresh) run beside the one writer, and synchronous=FULL, so a sighting answered 2xx survives a power cut, not
 /// only a crash. One server uses the file; an operator's `station add` beside it waits for the lock.
-public final class SQLiteRegistryStore: RegistryStore {
+public final class SQLiteRegistryStore: SQLRegistryStore {
     public let path: String
     let pool: DatabasePool
     /// What has been committed, noted beside the file (nil if the note cannot be written).
     let ledger: CommitLedger?
+    /// The registry's SQL on this file.
+    let database: SQLiteDatabase
 
     public var location: String { path }
 
@@ -42,6 +44,7 @@ public final class SQLiteRegistryStore: RegistryStore {
             throw RegistryStoreError("cannot open the registry database \(path): \(error)")
         }
         ledger = CommitLedger(databasePath: path, mode: mode)
+        database = SQLiteDatabase(pool: pool, ledger: ledger)
         checkNothingCommittedIsMissing(logger: logger)
     }
 
@@ -74,13 +77,6 @@ public final class SQLiteRegistryStore: RegistryStore {
         ledger.note(held)
     }
 
-    /// A write transaction, and the counts it leaves noted in the ledger once it has committed.
-    func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        let (result, counts) = try await pool.write { db in (try body(db), try CommitLedger.counts(db)) }
-        ledger?.note(counts)
-        return result
-    }
-
     /// Copies what the `-wal` holds into the database file first, so a stopped registry's data is all in that one
     /// file (GRDB's readers are read-only connections, which SQLite does not let checkpoint as they close).
     public func close() async {
@@ -97,7 +93,4 @@ public final class SQLiteRegistryStore: RegistryStore {
         }
         return migrator
     }
-
-    static func seconds(_ date: Date) -> Double { date.timeIntervalSince1970 }
-    static func date(_ seconds: Double) -> Date { Date(timeIntervalSince1970: seconds) }
 }

@@ -1,0 +1,92 @@
+import BikeRegistryCore
+import BikeRegistryStore
+import DaemonSupport
+import Logging
+import ServiceLifecycle
+
+/// The registry's parts, made once from its configuration: the routes' services (`OwnerService`, `Registrar`,
+/// `Finder`) and what runs beside them (the list in memory, the notification worker, the sweeps). The API and the
+/// pages share one of each, so neither is a way around the other's limits.
+struct RegistryParts {
+    let stations: StationRoutes
+    let snapshot: RegistrySnapshot
+    let refreshes: StationRefreshLog
+    let doorbell = Doorbell()
+    let deliveries = DeliveryClient()
+    let sender: NotificationSender
+    let routes: RouteTable
+    let services: [any Service]
+
+    init(database: any RegistryStore, configuration: RegistryServerConfiguration, logger: Logger) {
+        refreshes = StationRefreshLog(database: database, interval: configuration.refreshWriteInterval, logger: logger)
+        snapshot = RegistrySnapshot(
+            database: database, interval: configuration.snapshotInterval, logger: logger,
+            sealer: configuration.beaconKeys, now: configuration.now, encode: StationRoutes.encode)
+        stations = StationRoutes(
+            database: database, limiter: RateLimiter(perMinute: configuration.requestsPerMinute), doorbell: doorbell,
+            refreshes: refreshes, snapshot: snapshot, now: configuration.now)
+        sender = Self.sender(database: database, configuration: configuration, client: deliveries, logger: logger)
+        routes = Self.routes(
+            database: database, configuration: configuration, stations: stations, snapshot: snapshot,
+            doorbell: doorbell, sender: sender)
+        let worker = NotificationWorker(
+            database: database, doorbell: doorbell, sender: sender, lanes: configuration.deliveryLanes,
+            retryBase: configuration.retryBase, now: configuration.now, idle: configuration.notificationIdleWait,
+            logger: logger)
+        // Stopped in reverse order: the deliveries' client after the worker and the pages that use it.
+        services = [
+            deliveries, snapshot, worker, refreshes,
+            RetentionService(database: database, retention: configuration.retention, logger: logger),
+            ReportSweeper(
+                database: database, rules: configuration.missingReports, interval: configuration.reportSweepInterval,
+                now: configuration.now, snapshot: snapshot, doorbell: doorbell, logger: logger),
+        ]
+    }
+
+    /// The channels, on the deliveries' own client and, when a relay is configured, the mail's.
+    private static func sender(
+        database: any RegistryStore, configuration: RegistryServerConfiguration, client: DeliveryClient, logger: Logger
+    ) -> NotificationSender {
+        let http = HTTPDelivery(
+            targets: NotificationTargetPolicy(allowPrivate: configuration.allowPrivateWebhooks), client: client.client,
+            deadline: configuration.deliveryDeadline)
+        let mail = configuration.mail.map { mail in
+            MailDelivery(settings: mail, publicURL: configuration.publicURL ?? "", database: database, logger: logger)
+        }
+        return NotificationSender(
+            channels: configuration.channels(http, mail), deadline: configuration.deliveryDeadline)
+    }
+
+    /// Every route, from the station's, the owner's (API and pages), the finder's and the mail's links.
+    private static func routes(
+        database: any RegistryStore, configuration: RegistryServerConfiguration, stations: StationRoutes,
+        snapshot: RegistrySnapshot, doorbell: Doorbell, sender: NotificationSender
+    ) -> RouteTable {
+        let now = configuration.now
+        let registrar = Registrar(
+            database: database, mode: configuration.registration,
+            limits: RegistrationLimits(
+                perNetworkPerMinute: configuration.registrationsPerMinute,
+                totalPerMinute: configuration.registrationsPerMinuteTotal),
+            wrongCodes: DailyCounts(limit: configuration.wrongClaimCodesPerDay), now: now)
+        let owners = OwnerService(
+            database: database, requests: RateLimiter(perMinute: configuration.requestsPerMinute),
+            channels: sender.channels, snapshot: snapshot, reports: configuration.missingReports,
+            emails: EmailChanges(database: database, mail: configuration.mail, doorbell: doorbell), now: now)
+        let finder = Finder(
+            database: database, lookups: RateLimiter(perMinute: configuration.beaconLookupsPerMinute),
+            reports: DailyCounts(limit: configuration.abuseReportsPerDay), doorbell: doorbell, snapshot: snapshot,
+            now: now)
+        let pages = OwnerPages(
+            registrar: registrar, owners: owners, tests: RateLimiter(perMinute: configuration.testsPerMinute),
+            sender: sender, region: (configuration.pageRegionUUID, configuration.pageRegionMajor),
+            publicURL: configuration.publicURL)
+        let links = MailRoutes(
+            database: database, links: RateLimiter(perMinute: configuration.mailLinksPerMinute), now: now)
+        return RouteTable(
+            routes: stations.routes + OwnerRoutes(registrar: registrar, owners: owners).routes + pages.routes
+                + FinderRoutes(finder: finder).routes
+                + FoundPages(finder: finder, publicURL: configuration.publicURL)
+                .routes + links.routes)
+    }
+}
