@@ -262,6 +262,7 @@ let package = Package(
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             ]),
 
+        .testTarget(name: "BikeRegistryCoreTests", dependencies: ["BikeRegistryCore"]),
         .testTarget(name: "BeaconWireTests", dependencies: ["BeaconWire", "BeaconTestSupport"]),
         .testTarget(
             name: "BeaconDaemonTests",

@@ -75,11 +75,10 @@ struct Finder: Sendable {
         var minor: Int
 
         init?(uuid: String, major: String, minor: String) {
-            guard let parsed = UUID(uuidString: uuid.trimmingCharacters(in: .whitespaces)),
-                let major = Int(major.trimmingCharacters(in: .whitespaces)), (0...65535).contains(major),
-                let minor = Int(minor.trimmingCharacters(in: .whitespaces)), (0...65535).contains(minor)
-            else { return nil }
-            self.uuid = parsed.uuidString
+            guard let (uuid, major, minor) = BeaconParser.beacon(uuid: uuid, major: major, minor: minor) else {
+                return nil
+            }
+            self.uuid = uuid
             self.major = major
             self.minor = minor
         }

@@ -33,10 +33,14 @@ final class NotificationWorker: Service {
     private let idle: Duration
     /// The targets being delivered to now, one lane each.
     private let busy = Mutex(Set<String>())
+    private let events: RegistryEvents?
+
     init(
         database: any RegistryStore, doorbell: Doorbell, sender: NotificationSender, lanes: Int, retryBase: Duration,
-        now: @escaping @Sendable () -> Date = { Date() }, idle: Duration = .seconds(30), logger: Logger
+        now: @escaping @Sendable () -> Date = { Date() }, idle: Duration = .seconds(30), events: RegistryEvents? = nil,
+        logger: Logger
     ) {
+        self.events = events
         self.idle = idle
         schedule = RetrySchedule(
             base: Double(retryBase.components.seconds) + Double(retryBase.components.attoseconds) / 1e18)
@@ -106,6 +110,7 @@ final class NotificationWorker: Service {
         let outcome = await outcome(of: notification)
         do {
             try await database.recordAttempt(outcome, of: notification, now: now())
+            events?.attemptWritten(outcome)
         } catch {
             logger.error(
                 "notification worker: what came of a delivery was not written; it will be tried again: \(error)",

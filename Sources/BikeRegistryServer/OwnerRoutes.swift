@@ -156,16 +156,16 @@ enum NewBikeFields {
         }
         func number(_ value: Int?, _ name: String) throws -> Int? {
             guard let value else { return nil }
-            guard (0...65535).contains(value) else { throw FieldError("\(name) is 0 to 65535") }
-            return value
+            guard let number = BeaconParser.number(value) else { throw FieldError("\(name) is 0 to 65535") }
+            return number
         }
         if let claimCode, claimCode.unicodeScalars.count > 64 {
             throw FieldError("claimCode is at most 64 characters")
         }
         var checkedUUID: String?
         if let uuid {
-            guard let parsed = UUID(uuidString: uuid) else { throw FieldError("uuid is not a UUID") }
-            checkedUUID = parsed.uuidString
+            guard let parsed = BeaconParser.uuid(uuid) else { throw FieldError("uuid is not a UUID") }
+            checkedUUID = parsed
         }
         return RegistrationRequest(
             claimCode: claimCode,

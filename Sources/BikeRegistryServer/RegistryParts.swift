@@ -21,7 +21,8 @@ struct RegistryParts {
         refreshes = StationRefreshLog(database: database, interval: configuration.refreshWriteInterval, logger: logger)
         snapshot = RegistrySnapshot(
             database: database, interval: configuration.snapshotInterval, logger: logger,
-            sealer: configuration.beaconKeys, now: configuration.now, encode: StationRoutes.encode)
+            sealer: configuration.beaconKeys, now: configuration.now, events: configuration.events,
+            encode: StationRoutes.encode)
         stations = StationRoutes(
             database: database, limiter: RateLimiter(perMinute: configuration.requestsPerMinute), doorbell: doorbell,
             refreshes: refreshes, snapshot: snapshot, now: configuration.now)
@@ -32,7 +33,7 @@ struct RegistryParts {
         let worker = NotificationWorker(
             database: database, doorbell: doorbell, sender: sender, lanes: configuration.deliveryLanes,
             retryBase: configuration.retryBase, now: configuration.now, idle: configuration.notificationIdleWait,
-            logger: logger)
+            events: configuration.events, logger: logger)
         // Stopped in reverse order: the deliveries' client after the worker and the pages that use it.
         services = [
             deliveries, snapshot, worker, refreshes,

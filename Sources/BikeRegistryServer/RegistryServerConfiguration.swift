@@ -71,6 +71,8 @@ public struct RegistryServerConfiguration: Sendable {
     /// The channels messages go on, made from the HTTP channels' delivery and the mail's: the registry's own
     /// (`NotificationChannels.standard`), or more for a test that adds one.
     var channels: @Sendable (HTTPDelivery, MailDelivery?) -> NotificationChannels = NotificationChannels.standard
+    /// Told of what happens as it happens (the list version held, each delivery written), for a test to wait on.
+    var events: RegistryEvents?
 
     public init(
         host: String = "127.0.0.1", port: Int = 8180, allowPrivateWebhooks: Bool = false,

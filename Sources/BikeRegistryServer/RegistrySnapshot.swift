@@ -66,6 +66,7 @@ final class RegistrySnapshot: Service {
     private let sealer: BeaconKeySealer?
     private let now: @Sendable () -> Date
     private let encode: @Sendable ([MissingBike], [String: [[Int]]]) throws -> ByteBuffer
+    private let events: RegistryEvents?
     private let state = Mutex(State())
     /// False only while the read held is of the current version and lists no rotating bike (set under `state`'s
     /// lock, with what it describes): then a sighting needs no verification, and a post takes no lock for it.
@@ -73,9 +74,10 @@ final class RegistrySnapshot: Service {
 
     init(
         database: any RegistryStore, interval: Duration, logger: Logger, sealer: BeaconKeySealer? = nil,
-        now: @escaping @Sendable () -> Date = { Date() },
+        now: @escaping @Sendable () -> Date = { Date() }, events: RegistryEvents? = nil,
         encode: @escaping @Sendable ([MissingBike], [String: [[Int]]]) throws -> ByteBuffer
     ) {
+        self.events = events
         self.database = database
         self.interval = interval
         self.logger = logger
@@ -242,5 +244,6 @@ final class RegistrySnapshot: Service {
                 list: max(versions.list, state.versions?.list ?? .min),
                 stations: max(versions.stations, state.versions?.stations ?? .min))
         }
+        events?.listHeld(versions.list)
     }
 }

@@ -52,7 +52,7 @@ struct BeaconCommand: AsyncParsableCommand {
             guard (1...65536).contains(count) else { throw ValidationError("--count is 1 to 65536") }
             guard (0...65535).contains(firstMinor) else { throw ValidationError("--first-minor is 0 to 65535") }
             if rotating {
-                guard UUID(uuidString: region) != nil else {
+                guard BeaconParser.uuid(region) != nil else {
                     throw ValidationError(
                         "with --rotating, --region is a UUID alone: rotating identities use every major")
                 }

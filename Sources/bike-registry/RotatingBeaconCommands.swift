@@ -73,7 +73,7 @@ enum RotatingBeaconCSV {
                 $0.trimmingCharacters(in: .whitespaces)
             }
             let place = "\(name): line \(index + 1)"
-            guard fields.count == 4, let uuid = UUID(uuidString: fields[0]) else {
+            guard fields.count == 4, let uuid = BeaconParser.uuid(fields[0]) else {
                 throw ValidationError("\(place): not a UUID, a claim code, a key and a period")
             }
             guard let hash = ClaimCode.hash(fields[1]) else {
@@ -90,7 +90,7 @@ enum RotatingBeaconCSV {
             let id = NewRotatingBeacon.newID()
             beacons.append(
                 NewRotatingBeacon(
-                    id: id, uuid: uuid.uuidString, period: period, sealedKey: sealer.seal(key, beacon: id),
+                    id: id, uuid: uuid, period: period, sealedKey: sealer.seal(key, beacon: id),
                     codeHash: hash))
         }
         return beacons
@@ -103,7 +103,7 @@ extension BeaconCommand.Issue {
     func issueRotating() async throws {
         let sealer = try keys.sealer()
         let output = try csv.map(BeaconCommand.newFile) ?? FileHandle.standardOutput
-        let uuid = UUID(uuidString: region)!.uuidString
+        let uuid = BeaconParser.uuid(region)!
         let issued = (0..<count).map { _ in RotatingBeaconCSV.issue(uuid: uuid, period: period, sealer: sealer) }
         do {
             try await database.with { try await $0.addRotatingBeacons(issued.map(\.0), now: Date()) }

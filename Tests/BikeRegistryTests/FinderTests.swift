@@ -59,9 +59,7 @@ import Testing
                 let before = try await sighting()
                 #expect(before == 1, "bike.seen owed")
                 // Delivered and recorded so, before the report: a message in flight when the bike is paused still arrives.
-                for _ in 0..<300 where try await registry.database.notificationCounts().delivered < 1 {
-                    try await Task.sleep(for: .milliseconds(50))
-                }
+                #expect(await registry.events.delivered(1))
 
                 let reported = try await registry.request(
                     .POST, "/beacons/\(Self.region)/1/5/abuse",

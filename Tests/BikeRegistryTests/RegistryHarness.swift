@@ -18,6 +18,8 @@ final class RegistryHarness: Sendable {
     let testDatabase: TestDatabase
     let database: any RegistryStore
     let port: Int
+    /// What the server reports as it happens, to wait on.
+    let events = RegistryEvents()
     private let served: ServedApplication
 
     private let ownsDatabase: Bool
@@ -46,6 +48,7 @@ final class RegistryHarness: Sendable {
         configuration.refreshWriteInterval = refreshWriteInterval
         // The tests of everything but claim codes register by the beacon (ClaimCodeTests set claim-code).
         configuration.registration = .open
+        configuration.events = events
         configure(&configuration)
         served = await ServedApplication { listening in
             RegistryApplication.make(

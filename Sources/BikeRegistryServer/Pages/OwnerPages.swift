@@ -146,7 +146,9 @@ struct OwnerPages: Sendable {
 
     private static func number(_ field: String, _ name: String) throws -> Int? {
         guard let given = given(field) else { return nil }
-        guard let value = Int(given) else { throw FieldError("\(name) is a whole number from 0 to 65535") }
+        guard let value = BeaconParser.integer(given) else {
+            throw FieldError("\(name) is a whole number from 0 to 65535")
+        }
         return value
     }
 

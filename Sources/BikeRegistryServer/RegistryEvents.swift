@@ -1,0 +1,73 @@
+import BikeRegistryCore
+import Foundation
+import Synchronization
+
+/// What the server's parts report as it happens, for whoever waits on it: the missing list's version its copy in
+/// memory holds (`RegistrySnapshot`), and each delivery whose outcome is written (`NotificationWorker`). A test waits
+/// for the event rather than polling for its effect; every wait has a bound, so a test that fails ends.
+final class RegistryEvents: Sendable {
+    private struct Waiting {
+        var isMet: @Sendable (State) -> Bool
+        var continuation: CheckedContinuation<Bool, Never>
+    }
+
+    struct State: Sendable {
+        /// The newest list version the server's copy holds.
+        var listVersion: Int64 = .min
+        /// Deliveries whose outcome was written, by outcome.
+        var delivered = 0
+        var written = 0
+    }
+
+    private let state = Mutex<(now: State, waiting: [UUID: Waiting])>((State(), [:]))
+
+    init() {}
+
+    func listHeld(_ version: Int64) { change { $0.listVersion = max($0.listVersion, version) } }
+
+    func attemptWritten(_ outcome: DeliveryOutcome) {
+        change { state in
+            state.written += 1
+            if outcome == .delivered { state.delivered += 1 }
+        }
+    }
+
+    /// Whether the server's copy holds the list at `version` or later within `timeout`.
+    func list(atLeast version: Int64, within timeout: Duration = .seconds(30)) async -> Bool {
+        await wait(within: timeout) { $0.listVersion >= version }
+    }
+
+    /// Whether `count` deliveries have been written delivered within `timeout`.
+    func delivered(_ count: Int, within timeout: Duration = .seconds(30)) async -> Bool {
+        await wait(within: timeout) { $0.delivered >= count }
+    }
+
+    private func change(_ body: (inout State) -> Void) {
+        let met = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
+            body(&state.now)
+            let now = state.now
+            let met = state.waiting.filter { $0.value.isMet(now) }
+            for id in met.keys { state.waiting[id] = nil }
+            return met.values.map(\.continuation)
+        }
+        for continuation in met { continuation.resume(returning: true) }
+    }
+
+    /// Answered true when the state meets `isMet`, or false at `timeout`: whichever takes the waiter from the list
+    /// (under the lock) answers it, so it is answered once.
+    private func wait(within timeout: Duration, until isMet: @escaping @Sendable (State) -> Bool) async -> Bool {
+        let id = UUID()
+        return await withCheckedContinuation { continuation in
+            let already = state.withLock { state -> Bool in
+                if isMet(state.now) { return true }
+                state.waiting[id] = Waiting(isMet: isMet, continuation: continuation)
+                return false
+            }
+            guard !already else { return continuation.resume(returning: true) }
+            Task {
+                try? await Task.sleep(for: timeout)
+                self.state.withLock { $0.waiting.removeValue(forKey: id) }?.continuation.resume(returning: false)
+            }
+        }
+    }
+}
