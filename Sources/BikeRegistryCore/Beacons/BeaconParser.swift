@@ -24,7 +24,8 @@ public enum BeaconParser {
     /// A beacon typed in three parts (a finder's, white space around each allowed); nil unless each part is right.
     public static func beacon(uuid: String, major: String, minor: String) -> (uuid: String, major: Int, minor: Int)? {
         func trimmed(_ text: String) -> String { text.trimmingCharacters(in: .whitespaces) }
-        guard let uuid = self.uuid(trimmed(uuid)), let major = number(trimmed(major)), let minor = number(trimmed(minor))
+        guard let uuid = self.uuid(trimmed(uuid)), let major = number(trimmed(major)),
+            let minor = number(trimmed(minor))
         else { return nil }
         return (uuid, major, minor)
     }
