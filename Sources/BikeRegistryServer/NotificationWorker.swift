@@ -123,7 +123,7 @@ final class NotificationWorker: Service {
             "notification.id": "\(notification.id)", "notification.channel": "\(notification.channel.rawValue)",
             "bike.id": "\(notification.bikeId)",
         ]
-        let refusal = sender.channels.channel(notification.channel)?.refusal ?? .markFailing
+        let refusal = sender.channels.channel(notification.channel)?.whenRefused ?? .markFailing
         switch await sender.attempt(notification) {
         case .delivered:
             logger.info("notification delivered", metadata: metadata)

@@ -22,7 +22,7 @@ import Testing
         let keeping = NotificationReceiver()
         try await refusing.start()
         try await keeping.start()
-        let registry = try await RegistryHarness(store, directory: directory.path)
+        let registry = try await RegistryHarness(store, directory: directory.path, transport: .inProcess)
         try await withTeardown({
             await registry.stop()
             await refusing.stop()
@@ -65,7 +65,8 @@ import Testing
         let pager = PagerChannel()
         let topic = NotificationReceiver()
         try await topic.start()
-        let registry = try await RegistryHarness(store, directory: directory.path) { configuration in
+        let registry = try await RegistryHarness(store, directory: directory.path, transport: .inProcess) {
+            configuration in
             configuration.channels = { http, mail in
                 NotificationChannels(all: NotificationChannels.standard(http: http, mail: mail).all + [pager])
             }
@@ -118,7 +119,7 @@ final class PagerChannel: NotificationChannelType {
     var id: NotificationChannel { NotificationChannel("pager") }
     var field: String { "pager" }
     var label: String { "Pager number" }
-    var refusal: TargetRefusal { .remove }
+    var whenRefused: TargetRefusal { .remove }
 
     func parsed(_ typed: String) -> Result<String, FieldError> {
         typed.allSatisfy(\.isNumber) ? .success(typed) : .failure(FieldError("a pager number is digits"))

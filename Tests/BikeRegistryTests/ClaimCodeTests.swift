@@ -72,7 +72,9 @@ import Testing
         let directory = try TemporaryDirectory("bike-registry-claims")
         defer { directory.remove() }
         let clock = TestTime()
-        let registry = try await RegistryHarness(store, directory: directory.path, registrationsPerMinute: 1_000) {
+        let registry = try await RegistryHarness(
+            store, directory: directory.path, registrationsPerMinute: 1_000, transport: .inProcess
+        ) {
             $0.registration = .claimCode
             $0.now = clock.read
         }
@@ -173,7 +175,9 @@ import Testing
     ) async throws {
         let directory = try TemporaryDirectory("bike-registry-open")
         defer { directory.remove() }
-        let registry = try await RegistryHarness(store, directory: directory.path) { $0.registration = .open }
+        let registry = try await RegistryHarness(store, directory: directory.path, transport: .inProcess) {
+            $0.registration = .open
+        }
         try await withTeardown({ await registry.stop() }) {
             let code = ClaimCode.generate()
             _ = try await registry.database.issueBeacons(
@@ -225,7 +229,9 @@ import Testing
     @Test func thePageRegistersByTheClaimCodeField() async throws {
         let directory = try TemporaryDirectory("bike-registry-claim-page")
         defer { directory.remove() }
-        let registry = try await RegistryHarness(.sqlite, directory: directory.path) { $0.registration = .claimCode }
+        let registry = try await RegistryHarness(.sqlite, directory: directory.path, transport: .inProcess) {
+            $0.registration = .claimCode
+        }
         try await withTeardown({ await registry.stop() }) {
             let code = ClaimCode.generate()
             _ = try await registry.database.issueBeacons(

@@ -22,7 +22,7 @@ import Testing
         try await inside.start()
         let redirecting = NotificationReceiver()
         try await redirecting.start()
-        let registry = try await RegistryHarness(store, directory: directory.path)
+        let registry = try await RegistryHarness(store, directory: directory.path, transport: .inProcess)
         try await withTeardown({
             await registry.stop()
             await redirecting.stop()
@@ -64,7 +64,7 @@ import Testing
     @Test func theTestMessageNeverSaysWhyItCouldNotConnect() async throws {
         let directory = try TemporaryDirectory("bike-registry-test-message")
         defer { directory.remove() }
-        let registry = try await RegistryHarness(.sqlite, directory: directory.path)
+        let registry = try await RegistryHarness(.sqlite, directory: directory.path, transport: .inProcess)
         try await withTeardown({ await registry.stop() }) {
             let bike = try await registry.register(minor: 102)
             let page = "/my/\(bike.id)/\(bike.token)"
@@ -94,7 +94,8 @@ import Testing
         let directory = try TemporaryDirectory("bike-registry-deadline")
         defer { directory.remove() }
         let trickling = await TricklingEndpoint(every: .milliseconds(250))
-        let registry = try await RegistryHarness(store, directory: directory.path) { configuration in
+        let registry = try await RegistryHarness(store, directory: directory.path, transport: .inProcess) {
+            configuration in
             configuration.deliveryDeadline = .seconds(2)
         }
         try await withTeardown({

@@ -28,7 +28,7 @@ struct EmailTests {
         let smtp = try SMTPRelay(
             url: relay.url, user: MailRelay.user, password: MailRelay.password, caFile: relay.caFile, from: from,
             timeout: .seconds(10))
-        return try await RegistryHarness(store, directory: directory.path) {
+        return try await RegistryHarness(store, directory: directory.path, transport: .inProcess) {
             $0.publicURL = publicURL
             $0.mail = MailSettings(relay: smtp)
             if let clock { $0.now = clock.read }
@@ -246,7 +246,7 @@ struct EmailTests {
     @Test func withoutARelayEMailIsOffAndRefused() async throws {
         let directory = try TemporaryDirectory("bike-registry-email-off")
         defer { directory.remove() }
-        let registry = try await RegistryHarness(.sqlite, directory: directory.path)
+        let registry = try await RegistryHarness(.sqlite, directory: directory.path, transport: .inProcess)
         try await withTeardown({ await registry.stop() }) {
             let bike = try await registry.register(minor: 12)
             let refused = try await registry.request(

@@ -16,7 +16,7 @@ import Testing
     @Test(arguments: StoreKind.allCases) func aLookupSaysOnlyRegisteredAndMissing(store: StoreKind) async throws {
         let directory = try TemporaryDirectory("bike-registry-lookup")
         defer { directory.remove() }
-        let registry = try await RegistryHarness(store, directory: directory.path)
+        let registry = try await RegistryHarness(store, directory: directory.path, transport: .inProcess)
         try await withTeardown({ await registry.stop() }) {
             let missing = try await registry.registerMissing(minor: 1, webhook: "http://127.0.0.1:9/hook")
             _ = try await registry.register(minor: 2)
@@ -44,7 +44,7 @@ import Testing
         let receiver = NotificationReceiver()
         try await receiver.start()
         try await withTeardown({ await receiver.stop() }) {
-            let registry = try await RegistryHarness(store, directory: directory.path)
+            let registry = try await RegistryHarness(store, directory: directory.path, transport: .inProcess)
             try await withTeardown({ await registry.stop() }) {
                 let key = try await registry.database.addStation(name: "Ace", latitude: 51.5, longitude: -0.2)
                 let bike = try await registry.registerMissing(minor: 5, webhook: receiver.url("/hook"))
@@ -106,7 +106,9 @@ import Testing
     @Test(arguments: StoreKind.allCases) func removingABikeDeletesItAndRevokesItsBeacon(store: StoreKind) async throws {
         let directory = try TemporaryDirectory("bike-registry-abuse-remove")
         defer { directory.remove() }
-        let registry = try await RegistryHarness(store, directory: directory.path) { $0.registration = .claimCode }
+        let registry = try await RegistryHarness(store, directory: directory.path, transport: .inProcess) {
+            $0.registration = .claimCode
+        }
         try await withTeardown({ await registry.stop() }) {
             let code = ClaimCode.generate()
             _ = try await registry.database.issueBeacons(
@@ -137,7 +139,7 @@ import Testing
     @Test(arguments: StoreKind.allCases) func reportsReachOnlyTheirOwner(store: StoreKind) async throws {
         let directory = try TemporaryDirectory("bike-registry-report-access")
         defer { directory.remove() }
-        let registry = try await RegistryHarness(store, directory: directory.path)
+        let registry = try await RegistryHarness(store, directory: directory.path, transport: .inProcess)
         try await withTeardown({ await registry.stop() }) {
             let key = try await registry.database.addStation(name: "Ace", latitude: 51.5, longitude: -0.2)
             let mine = try await registry.register(minor: 31)
@@ -210,7 +212,7 @@ import Testing
     @Test func theFoundPageLooksUpAndReportsWithNothingOfTheFindersInTheLog() async throws {
         let directory = try TemporaryDirectory("bike-registry-found-page")
         defer { directory.remove() }
-        let registry = try await RegistryHarness(.sqlite, directory: directory.path)
+        let registry = try await RegistryHarness(.sqlite, directory: directory.path, transport: .inProcess)
         try await withTeardown({ await registry.stop() }) {
             _ = try await registry.registerMissing(minor: 12, webhook: "http://127.0.0.1:9/hook")
             let form = try await Page.get(registry, "/found")

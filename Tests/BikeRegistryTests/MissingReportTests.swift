@@ -23,7 +23,7 @@ import Testing
         let receiver = NotificationReceiver()
         try await receiver.start()
         try await withTeardown({ await receiver.stop() }) {
-            let registry = try await RegistryHarness(store, directory: directory.path) {
+            let registry = try await RegistryHarness(store, directory: directory.path, transport: .inProcess) {
                 $0.now = clock.read
                 $0.reportSweepInterval = .seconds(3_600)  // swept by the test, on its clock
                 $0.notificationIdleWait = .milliseconds(100)  // what the test's sweeps made due, delivered soon
@@ -100,7 +100,9 @@ import Testing
         let directory = try TemporaryDirectory("bike-registry-report-limit")
         defer { directory.remove() }
         let clock = TestTime()
-        let registry = try await RegistryHarness(store, directory: directory.path) { $0.now = clock.read }
+        let registry = try await RegistryHarness(store, directory: directory.path, transport: .inProcess) {
+            $0.now = clock.read
+        }
         try await withTeardown({ await registry.stop() }) {
             let bike = try await registry.register(minor: 7)
             let first = clock.read()
@@ -136,7 +138,9 @@ import Testing
         let directory = try TemporaryDirectory("bike-registry-report-stats")
         defer { directory.remove() }
         let clock = TestTime()
-        let registry = try await RegistryHarness(store, directory: directory.path) { $0.now = clock.read }
+        let registry = try await RegistryHarness(store, directory: directory.path, transport: .inProcess) {
+            $0.now = clock.read
+        }
         try await withTeardown({ await registry.stop() }) {
             let key = try await registry.database.addStation(name: "Ace", latitude: 51.5, longitude: -0.2)
             let station = try #require(try await registry.database.station(key: key))
@@ -198,7 +202,9 @@ import Testing
         let directory = try TemporaryDirectory("bike-registry-report-page")
         defer { directory.remove() }
         let clock = TestTime()
-        let registry = try await RegistryHarness(.sqlite, directory: directory.path) { $0.now = clock.read }
+        let registry = try await RegistryHarness(.sqlite, directory: directory.path, transport: .inProcess) {
+            $0.now = clock.read
+        }
         try await withTeardown({ await registry.stop() }) {
             let bike = try await Page.register(registry, minor: 21, form: try await Page.get(registry, "/"))
             let page = try await Page.get(registry, bike.path)

@@ -14,7 +14,7 @@ import Testing
     {
         let directory = try TemporaryDirectory("bike-registry")
         defer { directory.remove() }
-        let registry = try await RegistryHarness(store, directory: directory.path)
+        let registry = try await RegistryHarness(store, directory: directory.path, transport: .inProcess)
         try await withTeardown({ await registry.stop() }) {
             let key = try await registry.database.addStation(name: "Ace", latitude: 51.5, longitude: -0.2)
             let revoked = try await registry.database.addStation(name: "Gone", latitude: 1, longitude: 1)
@@ -79,7 +79,7 @@ import Testing
     ) async throws {
         let directory = try TemporaryDirectory("bike-registry")
         defer { directory.remove() }
-        let registry = try await RegistryHarness(store, directory: directory.path)
+        let registry = try await RegistryHarness(store, directory: directory.path, transport: .inProcess)
         try await withTeardown({ await registry.stop() }) {
             for minor in 0..<12 { _ = try await registry.register(minor: minor) }
             var limited: RegistryClient.Answer?
@@ -105,7 +105,8 @@ import Testing
     {
         let directory = try TemporaryDirectory("bike-registry")
         defer { directory.remove() }
-        let registry = try await RegistryHarness(store, directory: directory.path, allowPrivateWebhooks: false)
+        let registry = try await RegistryHarness(
+            store, directory: directory.path, allowPrivateWebhooks: false, transport: .inProcess)
         try await withTeardown({ await registry.stop() }) {
             let bike = try await registry.register(minor: 101)
             for url in [

@@ -217,7 +217,7 @@ import Testing
     {
         let directory = try TemporaryDirectory("bike-registry-pages")
         let registry = try await RegistryHarness(
-            store, directory: directory.path, registrationsPerMinute: registrationsPerMinute)
+            store, directory: directory.path, registrationsPerMinute: registrationsPerMinute, transport: .inProcess)
         return (registry, directory)
     }
 
@@ -233,6 +233,16 @@ enum Page {
         var status: Int
         var headers: HTTPHeaders
         var body: String
+
+        init(status: Int, headers: HTTPHeaders, body: String) {
+            self.status = status
+            self.headers = headers
+            self.body = body
+        }
+
+        init(_ answer: RegistryClient.Answer) {
+            self.init(status: answer.status, headers: answer.headers, body: answer.body)
+        }
         /// The csrf cookie it set, as a Cookie header sends it back.
         var cookie: String? {
             headers["Set-Cookie"].first.flatMap { $0.split(separator: ";").first.map(String.init) }
@@ -240,7 +250,10 @@ enum Page {
     }
 
     static func get(_ registry: RegistryHarness, _ path: String) async throws -> Answer {
-        try await send(HTTPClientRequest(url: registry.baseURL + path))
+        if let inProcess = registry.client.inProcess {
+            return Answer(try await RegistryClient.send(inProcess, .GET, path, headers: [], body: nil))
+        }
+        return try await send(HTTPClientRequest(url: registry.baseURL + path))
     }
 
     /// - Parameter host: a Host header of the test's choosing (a client may send any).
@@ -258,6 +271,12 @@ enum Page {
         let body = fields.map { name, value in
             "\(name)=\(value.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")"
         }.joined(separator: "&")
+        if let inProcess = registry.client.inProcess {
+            let headers =
+                [("Content-Type", "application/x-www-form-urlencoded")] + (cookie.map { [("Cookie", $0)] } ?? [])
+                + (host.map { [("Host", $0)] } ?? [])
+            return Answer(try await RegistryClient.send(inProcess, .POST, path, headers: headers, body: body))
+        }
         request.body = .bytes(ByteBuffer(string: body))
         return try await send(request)
     }

@@ -4,6 +4,7 @@ import BikeRegistryStore
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdTesting
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -17,10 +18,20 @@ import Synchronization
 final class RegistryHarness: Sendable {
     let testDatabase: TestDatabase
     let database: any RegistryStore
+    /// Where it listens on loopback; 0 when it is asked in process (`Transport.inProcess`).
     let port: Int
     /// What the server reports as it happens, to wait on.
     let events = RegistryEvents()
-    private let served: ServedApplication
+    private let served: Served
+
+    /// How the tests reach it: over a loopback connection, as stations and owners do, or straight to its router in
+    /// this process, for a suite whose subject is the registry's rules and not its connections.
+    enum Transport { case loopback, inProcess }
+
+    private enum Served {
+        case loopback(ServedApplication)
+        case inProcess(InProcessApplication)
+    }
 
     private let ownsDatabase: Bool
 
@@ -29,7 +40,7 @@ final class RegistryHarness: Sendable {
         _ kind: StoreKind, directory: String, sharing: TestDatabase? = nil, allowPrivateWebhooks: Bool = true,
         registrationsPerMinute: Int = 20, requestsPerMinute: Int = 600,
         refreshWriteInterval: Duration = .milliseconds(50), postgresDeadline: Duration = .seconds(30),
-        configure: (inout RegistryServerConfiguration) -> Void = { _ in }
+        transport: Transport = .loopback, configure: (inout RegistryServerConfiguration) -> Void = { _ in }
     ) async throws {
         if let sharing {
             testDatabase = sharing
@@ -50,11 +61,24 @@ final class RegistryHarness: Sendable {
         configuration.registration = .open
         configuration.events = events
         configure(&configuration)
-        served = await ServedApplication { listening in
-            RegistryApplication.make(
-                database: database, configuration: configuration, logger: logger, onServerRunning: { listening($0) })
+        // BIKE_REGISTRY_TEST_TRANSPORT=loopback serves every suite over loopback: to measure what in process saves,
+        // or to see a suite's requests in a capture.
+        let loopbackOnly = ProcessInfo.processInfo.environment["BIKE_REGISTRY_TEST_TRANSPORT"] == "loopback"
+        switch loopbackOnly ? .loopback : transport {
+        case .loopback:
+            let served = await ServedApplication { listening in
+                RegistryApplication.make(
+                    database: database, configuration: configuration, logger: logger,
+                    onServerRunning: { listening($0) })
+            }
+            self.served = .loopback(served)
+            port = served.port
+        case .inProcess:
+            served = .inProcess(
+                try await InProcessApplication(
+                    RegistryApplication.make(database: database, configuration: configuration, logger: logger)))
+            port = 0
         }
-        port = served.port
     }
 
     /// The counts once nothing is owed (or after `seconds`): see `TestDatabase.settled`.
@@ -64,18 +88,29 @@ final class RegistryHarness: Sendable {
 
     /// Stops serving and delivering, and returns once every delivery in flight has ended: after it nothing of this
     /// server's can reach a receiver, so a test of absence reads after it. `stop()` closes the database later.
-    func stopServing() async { await served.stop() }
+    func stopServing() async {
+        switch served {
+        case .loopback(let served): await served.stop()
+        case .inProcess(let served): await served.stop()
+        }
+    }
 
     /// Stops the server gracefully (`ServedApplication` says why), or by cancelling it: what a test of cancellation
     /// asks for, once its requests are answered.
     func stop(cancelling: Bool = false) async {
-        if cancelling { await served.cancel() } else { await served.stop() }
+        switch served {
+        case .loopback(let served): if cancelling { await served.cancel() } else { await served.stop() }
+        case .inProcess(let served): await served.stop()
+        }
         await database.close()
         if ownsDatabase { await testDatabase.drop() }
     }
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
-    var client: RegistryClient { RegistryClient(baseURL: baseURL) }
+    var client: RegistryClient {
+        if case .inProcess(let served) = served { return RegistryClient(baseURL: "", inProcess: served.client) }
+        return RegistryClient(baseURL: baseURL)
+    }
 
     func request(
         _ method: HTTPMethod, _ path: String, bearer: String? = nil, headers: [(String, String)] = [],
@@ -108,6 +143,8 @@ final class RegistryHarness: Sendable {
 /// Requests to a bike-registry, in this process or another.
 struct RegistryClient {
     let baseURL: String
+    /// The application's router in this process, when it is asked there rather than over a connection.
+    var inProcess: (any TestClientProtocol)?
 
     struct Answer {
         var status: Int
@@ -121,6 +158,9 @@ struct RegistryClient {
         _ method: HTTPMethod, _ path: String, bearer: String? = nil, headers: [(String, String)] = [],
         body: String? = nil
     ) async throws -> Answer {
+        if let inProcess {
+            return try await Self.request(inProcess, method, path, bearer: bearer, headers: headers, body: body)
+        }
         var request = HTTPClientRequest(url: baseURL + path)
         request.method = method
         if let bearer { request.headers.add(name: "Authorization", value: "Bearer \(bearer)") }
@@ -134,6 +174,32 @@ struct RegistryClient {
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
         let bytes = try await response.body.collect(upTo: 4 << 20)
         return Answer(status: Int(response.status.code), headers: response.headers, body: String(buffer: bytes))
+    }
+
+    /// The same request, straight to the router.
+    private static func request(
+        _ client: any TestClientProtocol, _ method: HTTPMethod, _ path: String, bearer: String?,
+        headers: [(String, String)], body: String?
+    ) async throws -> Answer {
+        var headers = headers
+        if let bearer { headers.append(("Authorization", "Bearer \(bearer)")) }
+        if body != nil { headers.append(("Content-Type", "application/json")) }
+        return try await send(client, method, path, headers: headers, body: body)
+    }
+
+    /// A request as given, straight to the router (no redirect is followed: the router answers once).
+    static func send(
+        _ client: any TestClientProtocol, _ method: HTTPMethod, _ path: String, headers: [(String, String)],
+        body: String?
+    ) async throws -> Answer {
+        var fields = HTTPFields()
+        for (name, value) in headers { HTTPField.Name(name).map { fields.append(HTTPField(name: $0, value: value)) } }
+        let response = try await client.executeRequest(
+            uri: path, method: HTTPRequest.Method(rawValue: method.rawValue) ?? .get, headers: fields,
+            body: body.map { ByteBuffer(string: $0) })
+        var answerHeaders = HTTPHeaders()
+        for field in response.headers { answerHeaders.add(name: field.name.rawName, value: field.value) }
+        return Answer(status: Int(response.status.code), headers: answerHeaders, body: String(buffer: response.body))
     }
 
     /// Registers a bike and returns its id and owner token (and the answer, for the secret).

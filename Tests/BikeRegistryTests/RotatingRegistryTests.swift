@@ -41,7 +41,7 @@ import Testing
     static func harness(_ store: StoreKind, directory: String, clock: TestTime? = nil, keys: Bool = true)
         async throws -> RegistryHarness
     {
-        try await RegistryHarness(store, directory: directory, registrationsPerMinute: 1_000) {
+        try await RegistryHarness(store, directory: directory, registrationsPerMinute: 1_000, transport: .inProcess) {
             $0.registration = .claimCode
             if let clock { $0.now = clock.read }
             $0.beaconKeys = keys ? try? BeaconKeySealer(keyFileText: keyFile) : nil
@@ -169,7 +169,7 @@ import Testing
     @Test func thePageClaimsARotatingBeaconUnderOpenRegistration() async throws {
         let directory = try TemporaryDirectory("bike-registry-rotating-page")
         defer { directory.remove() }
-        let registry = try await RegistryHarness(.sqlite, directory: directory.path) {
+        let registry = try await RegistryHarness(.sqlite, directory: directory.path, transport: .inProcess) {
             $0.beaconKeys = try? BeaconKeySealer(keyFileText: Self.keyFile)
         }
         try await withTeardown({ await registry.stop() }) {

@@ -13,8 +13,9 @@ import Testing
         defer { directory.remove() }
         let receiver = NotificationReceiver()
         try await receiver.start()
-        let first = try await RegistryHarness(.postgres, directory: directory.path)
-        let second = try await RegistryHarness(.postgres, directory: directory.path, sharing: first.testDatabase)
+        let first = try await RegistryHarness(.postgres, directory: directory.path, transport: .inProcess)
+        let second = try await RegistryHarness(
+            .postgres, directory: directory.path, sharing: first.testDatabase, transport: .inProcess)
         try await withTeardown({
             await second.stop()
             await first.stop()

@@ -48,7 +48,8 @@ import Testing
     @Test(arguments: StoreKind.allCases) func aTargetOutsideTheDocumentIsRefused(store: StoreKind) async throws {
         let directory = try TemporaryDirectory("bike-registry")
         defer { directory.remove() }
-        let registry = try await RegistryHarness(store, directory: directory.path, allowPrivateWebhooks: true)
+        let registry = try await RegistryHarness(
+            store, directory: directory.path, allowPrivateWebhooks: true, transport: .inProcess)
         try await withTeardown({ await registry.stop() }) {
             let bike = try await registry.register(minor: 101)
             for url in ["https://6LcwJAGu6nbJ/Xbt*", "http://127.0.0.1:8080/hook#x", "http://127.0.0.1:8080/a b"] {

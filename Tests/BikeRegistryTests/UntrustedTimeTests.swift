@@ -79,7 +79,7 @@ import Testing
         defer { directory.remove() }
         let receiver = NotificationReceiver()
         try await receiver.start()
-        let registry = try await RegistryHarness(store, directory: directory.path)
+        let registry = try await RegistryHarness(store, directory: directory.path, transport: .inProcess)
         try await withTeardown({
             await registry.stop()
             await receiver.stop()

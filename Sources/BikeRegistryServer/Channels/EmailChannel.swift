@@ -13,7 +13,7 @@ struct EmailChannel: NotificationChannelType {
     var field: String { "email" }
     var label: String { "E-mail address (a message asks it to confirm first)" }
     var confirmsTargets: Bool { true }
-    var refusal: TargetRefusal { .markFailing }
+    var whenRefused: TargetRefusal { .markFailing }
 
     func parsed(_ typed: String) -> Result<String, FieldError> {
         MailAddress(typed).map { .success($0.text) } ?? .failure(FieldError(EmailChanges.badAddress))

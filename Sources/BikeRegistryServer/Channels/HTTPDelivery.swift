@@ -68,6 +68,20 @@ struct HTTPDelivery: Sendable {
     }
 }
 
+/// A channel that posts to an owner's URL: its target is any text the target policy lets it call (checked when it is
+/// saved and again before each delivery), and a 410 from it, its endpoint gone, removes the target.
+protocol HTTPChannel: NotificationChannelType {
+    var http: HTTPDelivery { get }
+}
+
+extension HTTPChannel {
+    var whenRefused: TargetRefusal { .remove }
+
+    func parsed(_ typed: String) -> Result<String, FieldError> { .success(typed) }
+
+    func refusal(for target: String) async -> String? { await http.targets.refusal(for: target) }
+}
+
 extension Duration {
     /// Whole nanoseconds, saturating: what NIO's `TimeAmount` takes.
     var nanoseconds: Int64 {

@@ -15,7 +15,7 @@ protocol NotificationChannelType: Sendable {
     /// Whether its target is confirmed by a message of its own (e-mail's) rather than saved confirmed.
     var confirmsTargets: Bool { get }
     /// What a refusal for good does to its target: only a channel that can be refused for good says so here.
-    var refusal: TargetRefusal { get }
+    var whenRefused: TargetRefusal { get }
 
     /// The target as the owner typed it, checked for its shape (as docs/registry-api.yaml gives it): the text to
     /// save, or the reason it is refused.

@@ -2,19 +2,13 @@ import BikeRegistryCore
 import Foundation
 
 /// An ntfy topic: a short text with a title, tags, a priority and a map link (`NtfyMessage`), published to the
-/// owner's topic URL. A 410 removes the target.
-struct NtfyChannel: NotificationChannelType {
+/// owner's topic URL.
+struct NtfyChannel: HTTPChannel {
     let http: HTTPDelivery
 
     var id: NotificationChannel { .ntfy }
     var field: String { "ntfy" }
     var label: String { "ntfy topic URL (for example https://ntfy.sh/your-secret-topic)" }
-    var refusal: TargetRefusal { .remove }
-
-    /// Any text: its shape is the target policy's to judge (`refusal(for:)`), when it is saved and when it is sent to.
-    func parsed(_ typed: String) -> Result<String, FieldError> { .success(typed) }
-
-    func refusal(for target: String) async -> String? { await http.targets.refusal(for: target) }
 
     func attempt(_ notification: PendingNotification) async -> NotificationSender.Outcome {
         guard let message = Self.message(notification.payload) else {

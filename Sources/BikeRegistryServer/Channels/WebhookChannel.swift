@@ -2,19 +2,13 @@ import BikeRegistryCore
 import Foundation
 
 /// A webhook: the message's JSON posted to the owner's URL, signed as Standard Webhooks signs it with the bike's
-/// secret, under the same `webhook-id` on every attempt. A 410 removes the target.
-struct WebhookChannel: NotificationChannelType {
+/// secret, under the same `webhook-id` on every attempt.
+struct WebhookChannel: HTTPChannel {
     let http: HTTPDelivery
 
     var id: NotificationChannel { .webhook }
     var field: String { "webhook" }
     var label: String { "Webhook URL" }
-    var refusal: TargetRefusal { .remove }
-
-    /// Any text: its shape is the target policy's to judge (`refusal(for:)`), when it is saved and when it is sent to.
-    func parsed(_ typed: String) -> Result<String, FieldError> { .success(typed) }
-
-    func refusal(for target: String) async -> String? { await http.targets.refusal(for: target) }
 
     func attempt(_ notification: PendingNotification) async -> NotificationSender.Outcome {
         let timestamp = Int(Date().timeIntervalSince1970)
