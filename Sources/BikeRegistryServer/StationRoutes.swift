@@ -158,7 +158,7 @@ final class StationRoutes: Sendable {
         }
         var report = body.report
         let verification = try await verify(&report)
-        switch try await database.record(report, from: station) {
+        switch try await database.record(report, from: station, now: now()) {
         case .repeated:
             return Self.receipt(report.sightingId, "repeat", status: .ok)
         case .recorded(let notifications):
