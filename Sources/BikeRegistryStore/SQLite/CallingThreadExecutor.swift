@@ -7,6 +7,7 @@ import Foundation
 /// The body runs in a task that prefers this executor (SE-0417), so each of its nonisolated parts runs here, on the
 /// waiting thread: the SQLite connection's statements, which never suspend, run where GRDB allows them. Should the body
 /// await something elsewhere, the thread waits for it to come back and runs the rest; nothing else is ever run here.
+/// A body must not ask the database for an access of its own: the writer it would wait for is the one it holds.
 /// Jobs are handed over under an `NSCondition` (a pthread mutex and condition, which ThreadSanitizer follows).
 final class CallingThreadExecutor: TaskExecutor, @unchecked Sendable {
     private let condition = NSCondition()
