@@ -118,42 +118,36 @@ final class NotificationWorker: Service {
         }
     }
 
+    /// One attempt, what its answer makes of the message (`DeliveryStep`, on the registry's clock), and a line for the
+    /// operator, with the failure's detail the owner is not shown.
     private func outcome(of notification: PendingNotification) async -> DeliveryOutcome {
         let metadata: Logger.Metadata = [
             "notification.id": "\(notification.id)", "notification.channel": "\(notification.channel.rawValue)",
             "bike.id": "\(notification.bikeId)",
         ]
         let refusal = sender.channels.channel(notification.channel)?.whenRefused ?? .markFailing
-        switch await sender.attempt(notification) {
-        case .delivered:
-            logger.info("notification delivered", metadata: metadata)
-            return .delivered
-        case .gone:
-            logger.notice("notification target gone (410); \(Self.said(refusal))", metadata: metadata)
-            return .refused(refusal, error: "the endpoint answered 410 Gone")
-        case .refused(let failure):
+        let sent = await sender.attempt(notification)
+        let now = now()
+        let outcome = DeliveryStep.outcome(
+            of: sent.answer, refusal: refusal, attempts: notification.attempts, createdAt: notification.createdAt,
+            schedule: schedule, now: now)
+        let detail: Logger.Metadata = sent.failure.map { ["reason": "\($0.detail)"] } ?? [:]
+        switch outcome {
+        case .delivered: logger.info("notification delivered", metadata: metadata)
+        case .refused(let refusal, _):
             logger.notice(
-                "notification refused for good; \(Self.said(refusal))",
-                metadata: metadata.merging(["reason": "\(failure.detail)"]) { $1 })
-            return .refused(refusal, error: failure.shown)
-        case .retry(let failure, let retryAfter):
-            switch schedule.decide(
-                attempts: notification.attempts, createdAt: notification.createdAt, retryAfter: retryAfter, now: now())
-            {
-            case .abandon:
-                logger.warning(
-                    "notification abandoned after three days",
-                    metadata: metadata.merging(["reason": "\(failure.detail)"]) { $1 })
-                return .abandon(error: failure.shown)
-            case .retry(let at):
-                logger.info(
-                    "notification retried later",
-                    metadata: metadata.merging([
-                        "reason": "\(failure.detail)", "retry.seconds": "\(Int(at.timeIntervalSince(now())))",
-                    ]) { $1 })
-                return .retry(at: at, error: failure.shown)
-            }
+                "notification refused for good\(sent == .gone ? " (410)" : ""); \(Self.said(refusal))",
+                metadata: metadata.merging(detail) { $1 })
+        case .abandon:
+            logger.warning("notification abandoned after three days", metadata: metadata.merging(detail) { $1 })
+        case .retry(let at, _):
+            logger.info(
+                "notification retried later",
+                metadata: metadata.merging(detail) { $1 }.merging([
+                    "retry.seconds": "\(Int(at.timeIntervalSince(now)))"
+                ]) { $1 })
         }
+        return outcome
     }
 
     /// What the refusal does, for the log.

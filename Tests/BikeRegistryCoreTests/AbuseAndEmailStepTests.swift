@@ -80,3 +80,46 @@ import Testing
         }
     }
 }
+
+/// What an attempt's answer makes of the message, on a clock the test sets.
+@Suite(.timeLimit(.minutes(1))) struct DeliveryStepTests {
+    static let now = Date(timeIntervalSince1970: 1_800_000_000)
+    static let schedule = RetrySchedule(base: 5)
+
+    static func outcome(
+        _ answer: DeliveryStep.Answer, _ refusal: TargetRefusal = .remove, attempts: Int = 0, age: TimeInterval = 60
+    )
+        -> DeliveryOutcome
+    {
+        DeliveryStep.outcome(
+            of: answer, refusal: refusal, attempts: attempts, createdAt: now.addingTimeInterval(-age),
+            schedule: schedule, now: now)
+    }
+
+    @Test func aRefusalForGoodDoesWhatItsChannelSays() {
+        #expect(Self.outcome(.delivered) == .delivered)
+        #expect(
+            Self.outcome(.refusedForGood(reason: "the endpoint answered 410 Gone"), .remove)
+                == .refused(.remove, error: "the endpoint answered 410 Gone"))
+        #expect(Self.outcome(.refusedForGood(reason: "550"), .markFailing) == .refused(.markFailing, error: "550"))
+    }
+
+    @Test func aFailureIsTriedAgainBackingOffUntilThreeDaysHavePassed() {
+        #expect(
+            Self.outcome(.failed(reason: "HTTP 500", retryAfter: nil))
+                == .retry(at: Self.now.addingTimeInterval(5), error: "HTTP 500"))
+        #expect(
+            Self.outcome(.failed(reason: "HTTP 500", retryAfter: nil), attempts: 3)
+                == .retry(at: Self.now.addingTimeInterval(40), error: "HTTP 500"), "doubling")
+        #expect(
+            Self.outcome(.failed(reason: "HTTP 429", retryAfter: 120))
+                == .retry(at: Self.now.addingTimeInterval(120), error: "HTTP 429"),
+            "at least the endpoint's Retry-After")
+        #expect(
+            Self.outcome(.failed(reason: "HTTP 429", retryAfter: 86_400))
+                == .retry(at: Self.now.addingTimeInterval(3_600), error: "HTTP 429"), "but never past an hour")
+        #expect(
+            Self.outcome(.failed(reason: "HTTP 500", retryAfter: nil), age: 3 * 86_400 + 1)
+                == .abandon(error: "HTTP 500"))
+    }
+}

@@ -1,5 +1,3 @@
-package import Foundation
-
 /// What an owner's change of address does, decided the same way by both stores. Pure: the store reads the bike and,
 /// when the step asks, the confirmations sent in the last day; asks here; and writes the step in the same
 /// transaction.

@@ -26,6 +26,24 @@ struct NotificationSender: Sendable {
         case retry(Failure, retryAfter: TimeInterval?)
         /// Refused for good (the mail relay's 5xx): the target fails.
         case refused(Failure)
+
+        /// The answer as the domain decides on it (`DeliveryStep`), in the owner's words.
+        var answer: DeliveryStep.Answer {
+            switch self {
+            case .delivered: .delivered
+            case .gone: .refusedForGood(reason: "the endpoint answered 410 Gone")
+            case .refused(let failure): .refusedForGood(reason: failure.shown)
+            case .retry(let failure, let retryAfter): .failed(reason: failure.shown, retryAfter: retryAfter)
+            }
+        }
+
+        /// What failed, in full for the log.
+        var failure: Failure? {
+            switch self {
+            case .delivered, .gone: nil
+            case .refused(let failure), .retry(let failure, _): failure
+            }
+        }
     }
 
     func attempt(_ notification: PendingNotification) async -> Outcome {
