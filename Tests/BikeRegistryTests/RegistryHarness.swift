@@ -4,7 +4,6 @@ import BikeRegistryStore
 import Foundation
 import HTTPTypes
 import Hummingbird
-import HummingbirdTesting
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -108,7 +107,7 @@ final class RegistryHarness: Sendable {
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
     var client: RegistryClient {
-        if case .inProcess(let served) = served { return RegistryClient(baseURL: "", inProcess: served.client) }
+        if case .inProcess(let served) = served { return RegistryClient(baseURL: "", inProcess: served) }
         return RegistryClient(baseURL: baseURL)
     }
 
@@ -144,7 +143,7 @@ final class RegistryHarness: Sendable {
 struct RegistryClient {
     let baseURL: String
     /// The application's router in this process, when it is asked there rather than over a connection.
-    var inProcess: (any TestClientProtocol)?
+    var inProcess: InProcessApplication?
 
     struct Answer {
         var status: Int
@@ -178,7 +177,7 @@ struct RegistryClient {
 
     /// The same request, straight to the router.
     private static func request(
-        _ client: any TestClientProtocol, _ method: HTTPMethod, _ path: String, bearer: String?,
+        _ client: InProcessApplication, _ method: HTTPMethod, _ path: String, bearer: String?,
         headers: [(String, String)], body: String?
     ) async throws -> Answer {
         var headers = headers
@@ -189,17 +188,18 @@ struct RegistryClient {
 
     /// A request as given, straight to the router (no redirect is followed: the router answers once).
     static func send(
-        _ client: any TestClientProtocol, _ method: HTTPMethod, _ path: String, headers: [(String, String)],
+        _ client: InProcessApplication, _ method: HTTPMethod, _ path: String, headers: [(String, String)],
         body: String?
     ) async throws -> Answer {
         var fields = HTTPFields()
         for (name, value) in headers { HTTPField.Name(name).map { fields.append(HTTPField(name: $0, value: value)) } }
-        let response = try await client.executeRequest(
-            uri: path, method: HTTPRequest.Method(rawValue: method.rawValue) ?? .get, headers: fields,
+        let response = try await client.request(
+            HTTPRequest.Method(rawValue: method.rawValue) ?? .get, path, headers: fields,
             body: body.map { ByteBuffer(string: $0) })
         var answerHeaders = HTTPHeaders()
-        for field in response.headers { answerHeaders.add(name: field.name.rawName, value: field.value) }
-        return Answer(status: Int(response.status.code), headers: answerHeaders, body: String(buffer: response.body))
+        for field in response.head.headerFields { answerHeaders.add(name: field.name.rawName, value: field.value) }
+        return Answer(
+            status: Int(response.head.status.code), headers: answerHeaders, body: String(buffer: response.body))
     }
 
     /// Registers a bike and returns its id and owner token (and the answer, for the secret).
