@@ -321,8 +321,10 @@ final class NotificationReceiver: Sendable {
     var received: [Received] { state.withLock { $0.received } }
     func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
 
-    /// Waits until `count` requests have come, or `seconds` pass.
-    func waitFor(_ count: Int, seconds: Double = 15) async -> [Received] {
+    /// Waits until `count` requests have come, or `seconds` pass. A minute by default: the wait ends at the count, so
+    /// a long bound costs a passing test nothing, and with the whole suite at once on CI's two cores one delivery
+    /// after another to one endpoint once reached ten of sixteen in 15 s.
+    func waitFor(_ count: Int, seconds: Double = 60) async -> [Received] {
         let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
         while received.count < count && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
         return received
