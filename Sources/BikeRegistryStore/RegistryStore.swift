@@ -154,6 +154,9 @@ public protocol RegistryStore: Sendable {
     /// Counts by state, for the operator and the tests.
     func notificationCounts() async throws -> NotificationCounts
 
+    /// Throws unless the database takes a write now (what `/readyz` asks).
+    func takesAWrite() async throws
+
     /// Closes the store's connections; nothing may be asked of it afterwards.
     func close() async
 }

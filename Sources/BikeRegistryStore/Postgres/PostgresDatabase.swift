@@ -2,12 +2,12 @@ import DaemonSupport
 import Logging
 import PostgresNIO
 
-/// The registry's SQL on PostgreSQL (postgres-nio's pool). Every operation, from asking the pool for a connection to
-/// the last row, has the store's deadline (`PostgresRegistryStore.within`); a transaction is the pool's, READ COMMITTED,
+/// The registry's SQL on PostgreSQL (postgres-nio's pool, on the host `PostgresPrimary` follows). Every operation,
+/// from asking the pool for a connection to the last row, has the store's deadline (`PostgresPrimary.run`); a
+/// transaction is the pool's, READ COMMITTED,
 /// and a snapshot is REPEATABLE READ READ ONLY.
 struct PostgresDatabase: SQLDatabase {
-    let client: PostgresClient
-    let deadline: Duration
+    let primary: PostgresPrimary
     let logger: Logger
 
     var dialect: RegistrySchema.Dialect { .postgres }
@@ -28,7 +28,7 @@ struct PostgresDatabase: SQLDatabase {
     func transaction<Result: Sendable>(_ body: @escaping @Sendable (any SQLConnection) async throws -> Result)
         async throws -> Result
     {
-        try await PostgresRegistryStore.within(deadline) { [client, logger] in
+        try await primary.run { [logger] client in
             try await client.withTransaction(logger: logger) { connection in
                 try await body(Connection(connection: connection, logger: logger))
             }
@@ -36,7 +36,7 @@ struct PostgresDatabase: SQLDatabase {
     }
 
     private func alone(_ statement: SQL) async throws -> [SQLRow] {
-        try await PostgresRegistryStore.within(deadline) { [client, logger] in
+        try await primary.run { [logger] client in
             try await Self.rows(try await client.query(PostgresQuery(statement), logger: logger))
         }
     }

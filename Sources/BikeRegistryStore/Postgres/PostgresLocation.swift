@@ -9,6 +9,9 @@ import PostgresNIO
 /// no user means the user running this. `sslmode` is `disable`, `prefer` (the default), `require` (encrypted, the
 /// certificate not checked, as libpq does) or `verify-full` (checked against the system's authorities, or
 /// `sslrootcert=FILE`, and the host's name).
+///
+/// Several hosts may be named, as libpq takes them (`postgres://USER@HOST1:PORT1,HOST2:PORT2/DB`), with
+/// `target_session_attrs` saying which will do (`TargetSessionAttributes`); `PostgresPrimary` finds it among them.
 struct PostgresLocation: Sendable, CustomStringConvertible {
     enum Endpoint: Sendable, Equatable {
         case tcp(host: String, port: Int)
@@ -20,7 +23,11 @@ struct PostgresLocation: Sendable, CustomStringConvertible {
         case verifyFull = "verify-full"
     }
 
-    var endpoint: Endpoint
+    /// Every host the URL names, in its order (one Unix socket when it names none).
+    var endpoints: [Endpoint]
+    /// The first of them: the only one, for a URL of one host.
+    var endpoint: Endpoint { endpoints[0] }
+    var sessions: TargetSessionAttributes
     var username: String
     var password: String?
     var database: String
@@ -32,16 +39,22 @@ struct PostgresLocation: Sendable, CustomStringConvertible {
     }
 
     init(_ text: String) throws(RegistryStoreError) {
-        guard Self.isPostgres(text), let url = URLComponents(string: text) else {
+        guard Self.isPostgres(text) else {
+            throw RegistryStoreError("not a postgres:// URL (postgres://USER:PASSWORD@HOST:PORT/DATABASE)")
+        }
+        let list = try PostgresHostList(text)
+        guard let url = URLComponents(string: list.single) else {
             throw RegistryStoreError("not a postgres:// URL (postgres://USER:PASSWORD@HOST:PORT/DATABASE)")
         }
         let query = Dictionary(
             (url.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { _, last in last })
-        let known: Set<String> = ["sslmode", "sslrootcert", "host", "port"]
+        let known: Set<String> = ["sslmode", "sslrootcert", "host", "port", "target_session_attrs"]
         if let unknown = query.keys.sorted().first(where: { !known.contains($0) }) {
             throw RegistryStoreError(
-                "the PostgreSQL URL's \(unknown)= is not understood (sslmode, sslrootcert, host and port are)")
+                "the PostgreSQL URL's \(unknown)= is not understood (sslmode, sslrootcert, host, port and "
+                    + "target_session_attrs are)")
         }
+        sessions = try TargetSessionAttributes(query["target_session_attrs"])
         guard let mode = SSLMode(rawValue: query["sslmode"] ?? "prefer") else {
             throw RegistryStoreError("sslmode is disable, prefer, require or verify-full")
         }
@@ -49,10 +62,14 @@ struct PostgresLocation: Sendable, CustomStringConvertible {
         if let text = query["port"], Int(text) == nil { throw RegistryStoreError("port= is a number") }
         let port = url.port ?? query["port"].flatMap { Int($0) } ?? 5432
         guard (1...65535).contains(port) else { throw RegistryStoreError("the PostgreSQL port is 1 to 65535") }
-        if let host = url.host, !host.isEmpty {
-            endpoint = .tcp(host: host, port: port)
+        if list.hosts.count > 1 {
+            // The port URLComponents read is the first host's own; the others' default is ?port= or 5432.
+            let shared = query["port"].flatMap { Int($0) } ?? 5432
+            endpoints = list.hosts.map { .tcp(host: $0.host, port: $0.port ?? shared) }
+        } else if let host = url.host, !host.isEmpty {
+            endpoints = [.tcp(host: host, port: port)]
         } else {
-            endpoint = .socket(path: "\(query["host"] ?? "/var/run/postgresql")/.s.PGSQL.\(port)")
+            endpoints = [.socket(path: "\(query["host"] ?? "/var/run/postgresql")/.s.PGSQL.\(port)")]
         }
         username = url.user.flatMap { $0.isEmpty ? nil : $0 } ?? Self.userRunningThis()
         password = url.password
@@ -71,14 +88,30 @@ struct PostgresLocation: Sendable, CustomStringConvertible {
         let user = username.addingPercentEncoding(withAllowedCharacters: .urlUserAllowed) ?? username
         let name = database.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? database
         switch endpoint {
-        case .tcp(let host, let port):
-            return "postgres://\(user)@\(host.contains(":") ? "[\(host)]" : host):\(port)/\(name)"
+        case .tcp:
+            let hosts = endpoints.map(Self.describe).joined(separator: ",")
+            let attributes =
+                sessions == .any && endpoints.count == 1 ? "" : "?target_session_attrs=\(sessions.rawValue)"
+            return "postgres://\(user)@\(hosts)/\(name)\(attributes)"
         case .socket(let path): return "postgres://\(user)@/\(name) (socket \(path))"
         }
     }
 
-    /// The pool's configuration.
+    /// One host as a URL names it.
+    static func describe(_ endpoint: Endpoint) -> String {
+        switch endpoint {
+        case .tcp(let host, let port): "\(host.contains(":") ? "[\(host)]" : host):\(port)"
+        case .socket(let path): path
+        }
+    }
+
+    /// The pool's configuration, for the first host.
     func configuration() throws(RegistryStoreError) -> PostgresClient.Configuration {
+        try configuration(for: endpoint)
+    }
+
+    /// The pool's configuration for one of the hosts.
+    func configuration(for endpoint: Endpoint) throws(RegistryStoreError) -> PostgresClient.Configuration {
         var configuration: PostgresClient.Configuration
         switch endpoint {
         case .socket(let path):
@@ -100,8 +133,15 @@ struct PostgresLocation: Sendable, CustomStringConvertible {
     }
 
     /// One connection's configuration, the same as the pool's: for what must fail at once rather than be retried
-    /// by the pool (the first connection at start).
+    /// by the pool (the first connection at start), for the first host.
     func connectionConfiguration() throws(RegistryStoreError) -> PostgresConnection.Configuration {
+        try connectionConfiguration(for: endpoint)
+    }
+
+    /// One connection's configuration for one of the hosts (`PostgresPrimary` asks each what it is).
+    func connectionConfiguration(for endpoint: Endpoint) throws(RegistryStoreError)
+        -> PostgresConnection.Configuration
+    {
         var configuration: PostgresConnection.Configuration
         switch endpoint {
         case .socket(let path):

@@ -15,13 +15,13 @@ extension PostgresRegistryStore {
     /// finds (the messages' rows follow the plan's order) rolls the statement back whole, and it is run again
     /// (`prepared`). Each item's answer is found by its id, since the order written is not the order posted.
     static func write(
-        _ items: [SightingBatches.Item], client: PostgresClient, deadline: Duration, logger: Logger
+        _ items: [SightingBatches.Item], primary: PostgresPrimary, logger: Logger
     ) async throws -> [RecordOutcome] {
         let posted = try items.map { try RecordSightings.Posted($0.sighting, station: $0.station, now: $0.now) }
         let statement = RecordSightings(
             posted: posted.sorted { $0.sighting.sightingId < $1.sighting.sightingId },
             received: seconds(items.map(\.now).max() ?? Date()))
-        let rows = try await prepared(statement, client: client, deadline: deadline, logger: logger)
+        let rows = try await prepared(statement, primary: primary, logger: logger)
         let outcomes = Dictionary(
             rows.map { id, inserted, owed in
                 (id, inserted ? RecordOutcome.recorded(notifications: owed) : .repeated)

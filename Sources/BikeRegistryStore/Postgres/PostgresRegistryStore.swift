@@ -11,9 +11,9 @@ import PostgresNIO
 /// Transactions are PostgreSQL's default READ COMMITTED; each write is arranged to be right under it (an insert
 /// that yields to the row already there, `ON CONFLICT DO NOTHING`, rather than a look before the insert).
 public final class PostgresRegistryStore: SQLRegistryStore {
-    let client: PostgresClient
+    /// The host operations go to, and its pool, followed when the URL names several and the primary moves.
+    let primary: PostgresPrimary
     let logger: Logger
-    private let running: Task<Void, Never>
     public let location: String
     /// Sightings posted at the same moment, written in one statement (`record`).
     let batches: SightingBatches
@@ -24,59 +24,45 @@ public final class PostgresRegistryStore: SQLRegistryStore {
     /// is cancelled and the server answers 503: the pool would otherwise wait as long as the database is away,
     /// and every request with it. 5 s (`standardDeadline`); the tests' stores, sharing two cores with the whole suite
     /// under a sanitizer, are given longer.
-    let deadline: Duration
+    var deadline: Duration { primary.deadline }
     public static let standardDeadline: Duration = .seconds(5)
 
-    private init(client: PostgresClient, location: String, deadline: Duration, logger: Logger) {
-        self.client = client
-        self.location = location
-        self.deadline = deadline
+    private init(primary: PostgresPrimary, logger: Logger) {
+        self.primary = primary
+        location = primary.location.description
         self.logger = logger
-        running = Task { await client.run() }
-        database = PostgresDatabase(client: client, deadline: deadline, logger: logger)
-        batches = SightingBatches { items in
-            try await Self.write(items, client: client, deadline: deadline, logger: logger)
-        }
+        database = PostgresDatabase(primary: primary, logger: logger)
+        batches = SightingBatches { items in try await Self.write(items, primary: primary, logger: logger) }
     }
 
-    /// Brings the schema up to date (`RegistrySchema`) on a connection of its own, which fails at once when the
-    /// server cannot be reached or refuses the login (the pool would keep trying), then starts the pool.
+    /// Finds a host that will do among the URL's and brings its schema up to date (`PostgresPrimary.open`), then
+    /// starts its pool.
     static func open(
         _ location: PostgresLocation, connections: Int, deadline: Duration = standardDeadline, logger: Logger
     ) async throws(RegistryStoreError) -> PostgresRegistryStore {
-        var configuration = try location.configuration()
-        configuration.options.maximumConnections = max(2, connections)
-        do {
-            let connection = try await PostgresConnection.connect(
-                configuration: try location.connectionConfiguration(), id: 0, logger: logger)
-            do {
-                try await PostgresMigrator.migrate(connection, logger: logger)
-                try await connection.close()
-            } catch {
-                try? await connection.close()
-                throw error
-            }
-        } catch {
-            throw RegistryStoreError(
-                "cannot open the registry database \(location): \(PostgresFailure.describe(error))")
+        if location.endpoints.count > 1, location.sessions == .any {
+            logger.warning(
+                "several PostgreSQL hosts and no target_session_attrs, so a standby may be chosen: add ?target_session_attrs=read-write"
+            )
         }
         return PostgresRegistryStore(
-            client: PostgresClient(configuration: configuration, backgroundLogger: logger),
-            location: location.description, deadline: deadline, logger: logger)
+            primary: try await PostgresPrimary.open(
+                location, connections: connections, deadline: deadline, logger: logger),
+            logger: logger)
     }
 
-    public func close() async {
-        running.cancel()
-        await running.value
-    }
+    /// The host the store's operations go to now (`HOST:PORT`, or a socket's path).
+    public var primaryHost: String { primary.host }
+
+    public func close() async { await primary.close() }
 
     /// A prepared statement outside a transaction (parsed and planned once per connection), its rows collected.
     /// A statement PostgreSQL rolled back whole to break a deadlock is run again, within the same deadline: on its
     /// own it is atomic, so running it again is exactly what was asked, and the other party has gone on.
     static func prepared<Statement: PostgresPreparedStatement>(
-        _ statement: Statement, client: PostgresClient, deadline: Duration, logger: Logger
+        _ statement: Statement, primary: PostgresPrimary, logger: Logger
     ) async throws -> [Statement.Row] where Statement.Row: Sendable {
-        try await within(deadline) {
+        try await primary.run { client in
             while true {
                 do {
                     var rows: [Statement.Row] = []
@@ -92,26 +78,7 @@ public final class PostgresRegistryStore: SQLRegistryStore {
 
     /// One statement outside a transaction, its rows collected.
     func rows(_ query: PostgresQuery) async throws -> [PostgresRow] {
-        try await Self.within(deadline) { [client, logger] in
-            try await client.query(query, logger: logger).collect()
-        }
-    }
-
-    /// The operation's result, or an error once `deadline` has passed (`withDeadline`), said for an operator.
-    static func within<Value: Sendable>(
-        _ deadline: Duration, _ operation: @escaping @Sendable () async throws -> Value
-    ) async throws -> Value {
-        do {
-            return try await withDeadline(deadline) {
-                do {
-                    return try await operation()
-                } catch {
-                    throw RegistryStoreError(PostgresFailure.describe(error))
-                }
-            }
-        } catch is DeadlineExceeded {
-            throw RegistryStoreError("PostgreSQL did not answer within \(deadline.components.seconds) s")
-        }
+        try await primary.run { [logger] client in try await client.query(query, logger: logger).collect() }
     }
 
     static func seconds(_ date: Date) -> Double { date.timeIntervalSince1970 }

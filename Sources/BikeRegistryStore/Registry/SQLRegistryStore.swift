@@ -21,3 +21,11 @@ struct DatabaseReads<Database: SQLDatabase>: SQLConnection {
     var dialect: RegistrySchema.Dialect { database.dialect }
     func rows(_ statement: SQL) async throws -> [SQLRow] { try await database.read(statement) }
 }
+
+extension SQLRegistryStore {
+    /// Throws unless the database takes a write now: a statement that writes nothing, which a read-only session (a
+    /// standby, a demoted primary) refuses and SQLite's writer must be free to run.
+    public func takesAWrite() async throws {
+        _ = try await database.write("UPDATE bike SET id = id WHERE 1 = 0")
+    }
+}
