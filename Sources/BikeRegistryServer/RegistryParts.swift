@@ -29,7 +29,9 @@ struct RegistryParts {
         sender = Self.sender(database: database, configuration: configuration, client: deliveries, logger: logger)
         routes = Self.routes(
             database: database, configuration: configuration, stations: stations, snapshot: snapshot,
-            doorbell: doorbell, sender: sender)
+            doorbell: doorbell, sender: sender
+        )
+        .adding(HealthRoutes(database: database, readiness: configuration.readiness).routes)
         let worker = NotificationWorker(
             database: database, doorbell: doorbell, sender: sender, lanes: configuration.deliveryLanes,
             retryBase: configuration.retryBase, now: configuration.now, idle: configuration.notificationIdleWait,

@@ -51,6 +51,8 @@ public struct RegistryServerConfiguration: Sendable {
     public var requestHeadTimeout: Duration = .seconds(10)
     /// A connection with no request under way is closed after this (and a request's body must arrive within it).
     public var idleTimeout: Duration = .seconds(60)
+    /// Whether the server says it is ready (`GET /readyz`); `serve` stops it on SIGTERM before draining.
+    public var readiness = Readiness()
     /// Connections served at once; more wait in the listen queue.
     public var maximumConnections = 8_192
     /// Stations' refreshes are noted in memory and written this often (`StationRefreshLog`).

@@ -3,7 +3,8 @@ import Hummingbird
 import Logging
 
 /// One log line per request: method, the route matched (never the query, which may carry `?key=`, nor an owner
-/// page's token: `LoggedPath`), status and time taken.
+/// page's token: `LoggedPath`), status and time taken. Health checks (`HealthRoutes`) only at debug: balancers ask
+/// every second.
 struct RequestLog<Context: RequestContext>: RouterMiddleware {
     let logger: Logger
 
@@ -11,12 +12,13 @@ struct RequestLog<Context: RequestContext>: RouterMiddleware {
         -> Response
     {
         let started = ContinuousClock.now
+        let quiet = context.endpointPath.map(HealthRoutes.paths.contains) ?? false
         do {
             let response = try await next(request, context)
             RequestLogLine.write(
                 logger, method: request.method, path: LoggedPath(route: context.endpointPath, path: request.uri.path),
                 status: response.status.code,
-                since: started)
+                since: started, quiet: quiet)
             return response
         } catch let error as any HTTPResponseError {
             RequestLogLine.write(
@@ -39,9 +41,9 @@ enum RequestLogLine {
     /// `--log-level warning` answers most requests, the stations' refreshes, with no line.
     static func write(
         _ logger: Logger, method: HTTPRequest.Method, path: @autoclosure () -> LoggedPath, status: Int,
-        since started: ContinuousClock.Instant
+        since started: ContinuousClock.Instant, quiet: Bool = false
     ) {
-        let level: Logger.Level = status >= 500 ? .error : .info
+        let level: Logger.Level = quiet ? .debug : status >= 500 ? .error : .info
         guard logger.logLevel <= level else { return }
         let path = path()
         let elapsed = ContinuousClock.now - started

@@ -32,6 +32,8 @@ struct Route: Sendable {
 struct RouteTable: Sendable {
     let routes: [Route]
 
+    func adding(_ more: [Route]) -> RouteTable { RouteTable(routes: routes + more) }
+
     func add(to router: Router<RegistryRequestContext>) {
         for route in routes { router.on(RouterPath(route.path), method: route.method, use: route.answer) }
     }

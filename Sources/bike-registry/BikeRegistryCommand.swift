@@ -8,6 +8,8 @@ import DaemonSupport
 import Foundation
 import Hummingbird
 import Logging
+import ServiceLifecycle
+import UnixSignals
 
 @main
 struct BikeRegistryCommand: AsyncParsableCommand {
@@ -38,7 +40,10 @@ struct DatabaseOption: ParsableArguments {
                 command line, which every local user can read. PostgreSQL: \
                 postgres://USER:PASSWORD@HOST:PORT/DATABASE?sslmode=disable|prefer|require|verify-full (verify-full checks the \
                 server's certificate, against sslrootcert=FILE if given), or postgres:///DATABASE for the local server's \
-                Unix socket (?host=DIRECTORY if not /var/run/postgresql). The schema is created or brought up to date at start.
+                Unix socket (?host=DIRECTORY if not /var/run/postgresql). Several hosts, as libpq takes them: \
+                postgres://USER@HOST1:PORT1,HOST2:PORT2/DATABASE?target_session_attrs=read-write (or primary, or any): \
+                the one that takes writes, found again when it changes (a failover). The schema is created or brought \
+                up to date at start.
                 """))
     var database: String?
 
@@ -140,6 +145,14 @@ struct Serve: AsyncParsableCommand {
     var requestHeadTimeout = DurationArgument(seconds: 10, "10s")
     @Option(help: "A connection with no request under way is closed after this.")
     var idleTimeout = DurationArgument(seconds: 60, "60s")
+    @Option(
+        help: ArgumentHelp(
+            "On SIGTERM, how long to go on serving after /readyz says 503, before closing.",
+            discussion: """
+                Long enough for every load balancer to check /readyz and stop sending (HAProxy's 'inter 1s fall 2' \
+                needs 2 s); 0 stops at once. The server then finishes the requests it holds.
+                """))
+    var drainDelay = DurationArgument(seconds: 5, "5s")
     @Option(help: "Connections served at once.") var maxConnections = 8_192
     @Option(help: "Notifications delivered at once; one endpoint holds at most one.") var deliveryLanes = 16
     @Option(help: "One delivery's whole deadline: lookup, connection, answer and its body.")
@@ -187,6 +200,7 @@ struct Serve: AsyncParsableCommand {
             ("--idle-timeout", idleTimeout.seconds, 1...86_400),
             ("--delivery-timeout", deliveryTimeout.seconds, 1...600),
             ("--missing-lapse", missingLapse.seconds, 1...3_650 * 86_400),
+            ("--drain-delay", drainDelay.seconds, 0...600),
         ] where !range.contains(value) {
             throw ValidationError("\(name) is \(range.lowerBound) to \(range.upperBound)")
         }
@@ -258,13 +272,28 @@ struct Serve: AsyncParsableCommand {
             )
         }
         do {
-            try await RegistryApplication.make(database: database, configuration: configuration, logger: logger)
-                .runService()
+            try await serve(database: database, configuration: configuration, logger: logger)
         } catch {
             await database.close()
             throw error
         }
         await database.close()
+    }
+
+    /// The server until it stops: on SIGTERM after its drain delay (`DrainOnSignal`), on SIGINT at once.
+    private func serve(database: any RegistryStore, configuration: RegistryServerConfiguration, logger: Logger)
+        async throws
+    {
+        let drain = DrainOnSignal(readiness: configuration.readiness, delay: drainDelay.duration, logger: logger)
+        let application = RegistryApplication.make(database: database, configuration: configuration, logger: logger)
+        try await ServiceGroup(
+            configuration: .init(
+                services: [
+                    .init(service: application),
+                    .init(service: drain, successTerminationBehavior: .gracefullyShutdownGroup),
+                ],
+                gracefulShutdownSignals: [.sigint], logger: logger)
+        ).run()
     }
 
     /// --max-connections, within the descriptors the process may open: its soft limit is raised to fit (systemd
