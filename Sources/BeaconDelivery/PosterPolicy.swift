@@ -1,4 +1,4 @@
-import DaemonSupport
+public import DaemonSupport
 
 /// The poster's decisions, pure, as `RecoveryLadder` is the watchdog's: given the sink's answer to the oldest
 /// sighting's delivery, what to write down in the outbox, how long to wait before the next post and what may cut that
@@ -68,4 +68,13 @@ struct PosterPolicy: Sendable {
             return (Step(record: .dead(code: code, reason: reason), wait: .zero, wake: .stop), next)
         }
     }
+}
+
+extension Backoff {
+    /// A retryable failure's backoff: from 2 s, doubling to 8 s (each wait a random point in the upper half of its
+    /// window). Capped that low so that a registry away for a while (a database failing over, a rolling restart:
+    /// 503s for half a minute) has what waited within 10 s of its return; a station's retry is one small request
+    /// every 4 to 8 s, and a sink that asks for longer (`Retry-After`, which the station's reader bounds at an
+    /// hour) is waited for.
+    public static let sightingRetries = Backoff(base: .seconds(2), cap: .seconds(8))
 }

@@ -44,7 +44,7 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
     /// `wallClock` gives milliseconds since the epoch for the delivered/dead-letter records.
     public init(
         outbox: Outbox, sink destination: any SightingSink, clock: C,
-        backoff: Backoff = Backoff(base: .seconds(2), cap: .seconds(600)),
+        backoff: Backoff = Backoff.sightingRetries,
         logger: Logger, wallClock: @escaping @Sendable () -> Int64, systemClocks: (@Sendable () -> ClockReading)? = nil,
         clockWait: Duration = .seconds(600)
     ) {

@@ -39,6 +39,26 @@ import Testing
         #expect(policy.statistics.lastError == "POST /sightings: HTTP 503")
     }
 
+    /// Issue 52: a registry that answered 503 (with its `Retry-After: 5`) for 30 s is tried again within 10 s of its
+    /// return, whatever the jitter drew.
+    @Test(arguments: 0..<20 as Range<UInt64>) func aRegistryAwayForHalfAMinuteIsTriedWithinTenSecondsOfItsReturn(
+        seed: UInt64
+    ) {
+        var policy = PosterPolicy(backoff: Backoff.sightingRetries)
+        var random = Seeded(state: seed)
+        var waited = Duration.zero
+        var waits: [Duration] = []
+        // Retries until the next one falls past the outage's end: the one that finds the registry back.
+        while waited < .seconds(30) {
+            let (step, next) = policy.step(for: .retry(after: .seconds(5), reason: "HTTP 503"), using: &random)
+            policy = next
+            waited += step.wait
+            waits.append(step.wait)
+        }
+        #expect(waited - .seconds(30) <= .seconds(10), "\(waits)")
+        #expect(waits.allSatisfy { $0 >= .seconds(5) && $0 <= .seconds(8) }, "\(waits)")
+    }
+
     @Test func aRetryAfterIsNeverCutShortButDoesNotShortenTheBackoff() {
         var policy = PosterPolicy(backoff: Backoff(base: .seconds(2), cap: .seconds(600)))
         let steps = Self.run(
