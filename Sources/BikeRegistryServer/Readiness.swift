@@ -8,7 +8,7 @@ import Synchronization
 /// request in the second after an answer gets that answer, and one that comes while the database is being asked
 /// waits for the same answer.
 public final class Readiness: Sendable {
-    /// Why the server is not ready, for the body of a 503; nil when it is.
+    /// Ready, or why not (the body of a 503).
     public enum Answer: Sendable, Equatable {
         case ready
         case stopping
@@ -30,8 +30,6 @@ public final class Readiness: Sendable {
 
     /// From now on the server is not ready, whatever its database says.
     public func stop() { state.withLock { $0.stopping = true } }
-
-    public var isStopping: Bool { state.withLock { $0.stopping } }
 
     func answer(_ database: any RegistryStore) async -> Answer {
         let now = ContinuousClock.now
