@@ -58,7 +58,8 @@ import Testing
             let unavailable = try #require(away, "a 503 while the writes were held")
             #expect(
                 unavailable.body == "database unavailable\n" && unavailable.headers.first(name: "Retry-After") == "1")
-            #expect(took < .seconds(8), "answered before the hold ends (9 s; SQLite would wait 10 s for its lock): \(took)")
+            #expect(
+                took < .seconds(8), "answered before the hold ends (9 s; SQLite would wait 10 s for its lock): \(took)")
             #expect(try await registry.request(.GET, "/livez").status == 200)
             try await held.value
             #expect(try await Self.readyz(registry, until: 200).status == 200, "ready again once writes are taken")
