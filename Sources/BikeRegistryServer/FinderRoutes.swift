@@ -103,16 +103,16 @@ struct Finder: Sendable {
     }
 
     let database: any RegistryStore
-    /// Lookups per network per minute.
-    let lookups: RateLimiter<String>
-    /// Reports per network per day, whatever became of them.
-    let reports: DailyCounts
+    /// Lookups per network per minute, under everyone's.
+    let lookups: NetworkLimit
+    /// Reports per network per day, whatever became of them, under everyone's.
+    let reports: NetworkLimit
     let doorbell: Doorbell
     let snapshot: RegistrySnapshot
     let now: @Sendable () -> Date
 
     func lookup(_ beacon: Beacon, address: String) async throws -> Lookup {
-        if let wait = lookups.retryAfter(RegistrationLimits.network(of: address)) { return .wait(seconds: wait) }
+        if let wait = try await lookups.count(ClientNetwork.of(address), now: now()) { return .wait(seconds: wait) }
         let beacon = try await resolved(beacon)
         return .found(try await database.lookupBeacon(uuid: beacon.uuid, major: beacon.major, minor: beacon.minor))
     }
@@ -128,10 +128,8 @@ struct Finder: Sendable {
     }
 
     func report(_ beacon: Beacon, message: String?, address: String) async throws -> Report {
-        let network = RegistrationLimits.network(of: address)
         let now = now()
-        if let wait = reports.retryAfter(network, now: now) { return .wait(seconds: wait) }
-        reports.note(network, now: now)
+        if let wait = try await reports.count(ClientNetwork.of(address), now: now) { return .wait(seconds: wait) }
         let beacon = try await resolved(beacon)
         switch try await database.reportAbuse(
             uuid: beacon.uuid, major: beacon.major, minor: beacon.minor, message: message, now: now)

@@ -43,14 +43,16 @@ struct Registrar: Sendable {
 
     let database: any RegistryStore
     let mode: RegistrationMode
-    let limits: RegistrationLimits
-    let wrongCodes: DailyCounts
+    /// Registrations per network, under everyone's.
+    let limits: NetworkLimit
+    /// Codes that claimed nothing, per network: checked before a claim, counted after one that fails.
+    let wrongCodes: NetworkLimit
     let now: @Sendable () -> Date
 
     func register(_ request: RegistrationRequest, address: String) async throws -> Outcome {
-        if let wait = limits.retryAfter(address) { return .wait(seconds: wait) }
-        let network = RegistrationLimits.network(of: address)
-        if let wait = wrongCodes.retryAfter(network, now: now()) { return .wait(seconds: wait) }
+        let network = ClientNetwork.of(address)
+        if let wait = try await limits.count(network, now: now()) { return .wait(seconds: wait) }
+        if let wait = try await wrongCodes.check(network, now: now()) { return .wait(seconds: wait) }
         if let code = request.claimCode {
             return try await claim(code: code, request, network: network)
         }
@@ -77,7 +79,7 @@ struct Registrar: Sendable {
                 .claimRefused
             }
         guard case .registered(let registration) = outcome else {
-            wrongCodes.note(network, now: now())
+            try await wrongCodes.note(network, now: now())
             return .refused
         }
         return .registered(registration)

@@ -66,26 +66,23 @@ struct RegistryParts {
         snapshot: RegistrySnapshot, doorbell: Doorbell, sender: NotificationSender
     ) -> RouteTable {
         let now = configuration.now
+        let limits = SharedLimits(configuration, database: database)
         let registrar = Registrar(
-            database: database, mode: configuration.registration,
-            limits: RegistrationLimits(
-                perNetworkPerMinute: configuration.registrationsPerMinute,
-                totalPerMinute: configuration.registrationsPerMinuteTotal),
-            wrongCodes: DailyCounts(limit: configuration.wrongClaimCodesPerDay), now: now)
+            database: database, mode: configuration.registration, limits: limits.registrations,
+            wrongCodes: limits.wrongClaimCodes, now: now)
         let owners = OwnerService(
             database: database, requests: RateLimiter(perMinute: configuration.requestsPerMinute),
             channels: sender.channels, snapshot: snapshot, reports: configuration.missingReports,
             emails: EmailChanges(database: database, mail: configuration.mail, doorbell: doorbell), now: now)
         let finder = Finder(
-            database: database, lookups: RateLimiter(perMinute: configuration.beaconLookupsPerMinute),
-            reports: DailyCounts(limit: configuration.abuseReportsPerDay), doorbell: doorbell, snapshot: snapshot,
-            now: now)
+            database: database, lookups: limits.lookups, reports: limits.reports, doorbell: doorbell,
+            snapshot: snapshot, now: now)
         let pages = OwnerPages(
             registrar: registrar, owners: owners, tests: RateLimiter(perMinute: configuration.testsPerMinute),
             sender: sender, region: (configuration.pageRegionUUID, configuration.pageRegionMajor),
             publicURL: configuration.publicURL)
         let links = MailRoutes(
-            database: database, links: RateLimiter(perMinute: configuration.mailLinksPerMinute), now: now)
+            database: database, links: limits.mailLinks, now: now)
         return RouteTable(
             routes: stations.routes + OwnerRoutes(registrar: registrar, owners: owners).routes + pages.routes
                 + FinderRoutes(finder: finder).routes

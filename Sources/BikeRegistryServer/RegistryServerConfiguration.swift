@@ -22,10 +22,13 @@ public struct RegistryServerConfiguration: Sendable {
     public var reportSweepInterval: Duration = .seconds(60)
     /// The longest the notification worker waits before looking for due messages nothing rang for (another server's).
     public var notificationIdleWait: Duration = .seconds(30)
-    /// "Found a beacon?": lookups per network per minute, and reports per network per day.
+    /// "Found a beacon?": lookups per network per minute, and reports per network per day; and the same from
+    /// everyone together, so that the reports kept cannot grow with the networks one attacker holds.
     public var beaconLookupsPerMinute = 30
     public var abuseReportsPerDay = 5
-    /// The registry's clock for its time rules (the wrong-code window): the tests' is a manual one.
+    public var beaconLookupsPerMinuteTotal = 600
+    public var abuseReportsPerDayTotal = 200
+    /// The registry's clock for its time rules (the limits' windows, a report's lapse): the tests' is a manual one.
     public var now: @Sendable () -> Date = { Date() }
     /// Opens the rotating beacons' keys (`--key-file`), to list missing rotating bikes and verify their sightings;
     /// nil lists none of them, and leaves their sightings unverified.

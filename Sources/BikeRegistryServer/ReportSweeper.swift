@@ -7,7 +7,8 @@ import ServiceLifecycle
 
 /// Reminds owners of missing reports about to lapse, and lapses the ones nobody renewed (issue 38), at start and
 /// every `interval`, as of the registry's clock. A lapsed bike leaves the stations' list; each reminder and lapse
-/// is a message owed, rung to the notification worker at once.
+/// is a message owed, rung to the notification worker at once. The limits' counts whose windows have ended are
+/// deleted on the same round (`SharedLimits`).
 struct ReportSweeper: Service {
     let database: any RegistryStore
     let rules: MissingReportRules
@@ -37,6 +38,11 @@ struct ReportSweeper: Service {
             }
         } catch {
             logger.error("cannot sweep the missing reports: \(error)")
+        }
+        do {
+            _ = try await database.forgetEndedCounts(now: now())
+        } catch {
+            logger.error("cannot delete the limits' ended counts: \(error)")
         }
     }
 }

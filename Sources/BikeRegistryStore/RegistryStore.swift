@@ -154,6 +154,21 @@ public protocol RegistryStore: Sendable {
     /// Counts by state, for the operator and the tests.
     func notificationCounts() async throws -> NotificationCounts
 
+    // MARK: Limits
+
+    /// `key`'s count under `limit` and when its window ends, as the database holds it (nothing counted); what
+    /// `CountLimit` makes of it says whether one more may go ahead. Every server of one database counts together
+    /// (issue 52).
+    func tally(_ limit: CountLimit, key: String) async throws -> CountLimit.Tally
+    /// Counts one for `key` under `limit` and then, unless that one is past it (`CountLimit.wait(counted:)`), one for
+    /// everyone (`CountLimit.everyone`) under `everyone`; a window that is over (`CountLimit.isOver`) starts again at
+    /// `now`. One transaction of one upsert each, so servers counting at once each see the others' counts, and a
+    /// network refused costs everyone's budget nothing.
+    func count(_ limit: CountLimit, key: String, under everyone: CountLimit?, now: Date) async throws
+        -> (counted: CountLimit.Tally, everyone: CountLimit.Tally?)
+    /// Deletes the counts whose windows ended by `now` (the sweep's); returns how many.
+    func forgetEndedCounts(now: Date) async throws -> Int
+
     /// Throws unless the database takes a write now (what `/readyz` asks).
     func takesAWrite() async throws
 

@@ -136,10 +136,13 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Wrong claim codes one network may send in a day before it may not register until that day is over.")
     var wrongClaimCodesPerDay = 10
     @Option(help: "Beacon lookups (Found a beacon?) one network may make per minute.") var beaconLookupsPerMinute = 30
+    @Option(help: "Beacon lookups everyone together may make per minute.") var beaconLookupsPerMinuteTotal = 600
     @Option(help: "Requests for a message's links (confirm, unsubscribe, sightings) one network may make per minute.")
     var mailLinksPerMinute = 60
     @Option(help: "Reports of a beacon placed without consent one network may make per day.")
     var abuseReportsPerDay = 5
+    @Option(help: "Reports of a beacon placed without consent everyone together may make per day.")
+    var abuseReportsPerDayTotal = 200
     @Option(help: "Requests one station key, or one owner token, may make per minute.") var requestsPerMinute = 600
     @Option(help: "A request's head must arrive within this of its first byte.")
     var requestHeadTimeout = DurationArgument(seconds: 10, "10s")
@@ -194,6 +197,8 @@ struct Serve: AsyncParsableCommand {
             ("--wrong-claim-codes-per-day", wrongClaimCodesPerDay, 1...1_000_000_000),
             ("--beacon-lookups-per-minute", beaconLookupsPerMinute, 1...1_000_000_000),
             ("--abuse-reports-per-day", abuseReportsPerDay, 1...1_000_000_000),
+            ("--beacon-lookups-per-minute-total", beaconLookupsPerMinuteTotal, 1...1_000_000_000),
+            ("--abuse-reports-per-day-total", abuseReportsPerDayTotal, 1...1_000_000_000),
             ("--mail-links-per-minute", mailLinksPerMinute, 1...1_000_000_000),
             ("--max-connections", maxConnections, 16...1_000_000), ("--delivery-lanes", deliveryLanes, 1...1_000),
             ("--request-head-timeout", requestHeadTimeout.seconds, 1...3_600),
@@ -220,6 +225,17 @@ struct Serve: AsyncParsableCommand {
         return host.isEmpty ? nil : (host, port)
     }
 
+    /// The limits on anonymous clients (`SharedLimits`), beside the two the configuration is made with.
+    private func setLimits(_ configuration: inout RegistryServerConfiguration) {
+        configuration.registrationsPerMinuteTotal = registrationsPerMinuteTotal
+        configuration.wrongClaimCodesPerDay = wrongClaimCodesPerDay
+        configuration.beaconLookupsPerMinute = beaconLookupsPerMinute
+        configuration.abuseReportsPerDay = abuseReportsPerDay
+        configuration.beaconLookupsPerMinuteTotal = beaconLookupsPerMinuteTotal
+        configuration.abuseReportsPerDayTotal = abuseReportsPerDayTotal
+        configuration.mailLinksPerMinute = mailLinksPerMinute
+    }
+
     func run() async throws {
         LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
         var logger = Logger(label: "bike-registry")
@@ -230,12 +246,8 @@ struct Serve: AsyncParsableCommand {
             host: host, port: port, allowPrivateWebhooks: allowPrivateWebhooks,
             retention: .seconds(retentionDays * 86_400),
             registrationsPerMinute: registrationsPerMinute, requestsPerMinute: requestsPerMinute)
-        configuration.registrationsPerMinuteTotal = registrationsPerMinuteTotal
         configuration.registration = registration
-        configuration.wrongClaimCodesPerDay = wrongClaimCodesPerDay
-        configuration.beaconLookupsPerMinute = beaconLookupsPerMinute
-        configuration.abuseReportsPerDay = abuseReportsPerDay
-        configuration.mailLinksPerMinute = mailLinksPerMinute
+        setLimits(&configuration)
         configuration.missingReports = MissingReportRules(
             lapse: TimeInterval(missingLapse.seconds), reminder: TimeInterval(missingReminder.seconds))
         configuration.requestHeadTimeout = requestHeadTimeout.duration

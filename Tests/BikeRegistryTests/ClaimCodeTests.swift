@@ -43,27 +43,6 @@ import Testing
         #expect(!hash.contains("7KQ2") && !hash.lowercased().contains("7kq2m9xd3fja"), "only a hash is kept")
     }
 
-    @Test func tenWrongCodesInADayShutANetworkOutForTheRestOfIt() {
-        let start = Date(timeIntervalSince1970: 1_800_000_000)
-        let wrong = DailyCounts(limit: 10)
-        for attempt in 0..<9 {
-            wrong.note("192.0.2.1", now: start.addingTimeInterval(Double(attempt) * 60))
-        }
-        #expect(wrong.retryAfter("192.0.2.1", now: start.addingTimeInterval(600)) == nil, "nine are allowed")
-        wrong.note("192.0.2.1", now: start.addingTimeInterval(600))
-        #expect(wrong.retryAfter("192.0.2.1", now: start.addingTimeInterval(600)) == 86_400 - 600)
-        #expect(wrong.retryAfter("192.0.2.1", now: start.addingTimeInterval(86_399.5)) == 1)
-        #expect(wrong.retryAfter("192.0.2.2", now: start.addingTimeInterval(600)) == nil, "another network is not")
-        #expect(wrong.retryAfter("192.0.2.1", now: start.addingTimeInterval(86_400)) == nil, "the next day it may")
-        wrong.note("192.0.2.1", now: start.addingTimeInterval(86_400))
-        #expect(wrong.retryAfter("192.0.2.1", now: start.addingTimeInterval(86_401)) == nil, "and starts a new count")
-
-        // Bounded: past its capacity the days that are over go first, then the oldest.
-        let small = DailyCounts(limit: 10, capacity: 3)
-        for network in 0..<10 { small.note("n\(network)", now: start.addingTimeInterval(Double(network))) }
-        #expect(small.remembered == 3)
-    }
-
     // MARK: Registration by code
 
     @Test(arguments: StoreKind.allCases) func aCodeAloneClaimsItsBeaconAndEveryWrongCodeGetsOneAnswer(store: StoreKind)

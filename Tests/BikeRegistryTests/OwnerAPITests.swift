@@ -185,16 +185,27 @@ import Testing
     }
 
     /// An IPv6 /64 is one network: its 2^64 addresses share one budget.
-    @Test func anIPv6NetworkIsCountedAsOne() {
-        #expect(RegistrationLimits.network(of: "2001:db8:1:2::1") == "2001:db8:1:2::/64")
-        #expect(RegistrationLimits.network(of: "2001:db8:1:2:ffff:ffff:ffff:fffe") == "2001:db8:1:2::/64")
-        #expect(RegistrationLimits.network(of: "2001:db8:1:3::1") == "2001:db8:1:3::/64")
-        #expect(RegistrationLimits.network(of: "::ffff:10.1.2.3") == "10.1.2.3", "an IPv4-mapped address is IPv4")
-        #expect(RegistrationLimits.network(of: "10.1.2.3") == "10.1.2.3")
-        #expect(RegistrationLimits.network(of: "unknown") == "unknown")
-        let limits = RegistrationLimits(perNetworkPerMinute: 2, totalPerMinute: 100)
-        #expect(limits.retryAfter("2001:db8:1:2::1") == nil && limits.retryAfter("2001:db8:1:2::2") == nil)
-        #expect(limits.retryAfter("2001:db8:1:2:8000::77") != nil, "a third address of the same /64")
-        #expect(limits.retryAfter("2001:db8:1:3::1") == nil, "another /64")
+    @Test func anIPv6NetworkIsCountedAsOne() async throws {
+        #expect(ClientNetwork.of("2001:db8:1:2::1") == "2001:db8:1:2::/64")
+        #expect(ClientNetwork.of("2001:db8:1:2:ffff:ffff:ffff:fffe") == "2001:db8:1:2::/64")
+        #expect(ClientNetwork.of("2001:db8:1:3::1") == "2001:db8:1:3::/64")
+        #expect(ClientNetwork.of("::ffff:10.1.2.3") == "10.1.2.3", "an IPv4-mapped address is IPv4")
+        #expect(ClientNetwork.of("10.1.2.3") == "10.1.2.3")
+        #expect(ClientNetwork.of("unknown") == "unknown")
+        let directory = try TemporaryDirectory("bike-registry-networks")
+        defer { directory.remove() }
+        let database = try await TestDatabase.make(.sqlite, in: directory.path).open()
+        let limits = NetworkLimit(
+            perNetwork: CountLimit("registrations", most: 2, per: 60),
+            everyone: CountLimit("registrations.everyone", most: 100, per: 60), database: database)
+        let now = Date()
+        func wait(_ address: String) async throws -> Int? {
+            try await limits.count(ClientNetwork.of(address), now: now)
+        }
+        #expect(try await wait("2001:db8:1:2::1") == nil)
+        #expect(try await wait("2001:db8:1:2::2") == nil)
+        #expect(try await wait("2001:db8:1:2:8000::77") != nil, "a third address of the same /64")
+        #expect(try await wait("2001:db8:1:3::1") == nil, "another /64")
+        await database.close()
     }
 }

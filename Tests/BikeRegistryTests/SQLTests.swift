@@ -92,7 +92,7 @@ import Testing
         let directory = try TemporaryDirectory("bike-registry-v11")
         defer { directory.remove() }
         let database = try await TestDatabase.make(store, in: directory.path)
-        let previous = RegistrySchema.migrations.dropLast()
+        let previous = RegistrySchema.migrations.prefix { $0.identifier != "v11-notification-targets" }
         let dialect: RegistrySchema.Dialect = store == .sqlite ? .sqlite : .postgres
         let table = database.migrationsTable
         try await database.execute(

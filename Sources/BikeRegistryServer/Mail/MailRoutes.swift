@@ -16,7 +16,7 @@ import Hummingbird
 struct MailRoutes: Sendable {
     let database: any RegistryStore
     /// Requests for any of these links, per network per minute: each well-formed one is a lookup in the database.
-    let links: RateLimiter<String>
+    let links: NetworkLimit
     let now: @Sendable () -> Date
     let renderer = PageRenderer()
 
@@ -32,7 +32,7 @@ struct MailRoutes: Sendable {
 
     /// The confirmation link, opened: a page with one button, so that a mail scanner's fetch confirms nothing.
     private func confirmPage(_ context: some RemoteAddressRequestContext) async throws -> Response {
-        buttonPage(
+        try await buttonPage(
             context, key: "code", path: "/confirm/", heading: "Confirm this address",
             text: "Press the button to get the messages about this bike at this address. If you did not ask for "
                 + "them, close this page: nothing more will be sent.",
@@ -43,8 +43,8 @@ struct MailRoutes: Sendable {
     private func buttonPage(
         _ context: some RemoteAddressRequestContext, key: String, path: String, heading: String, text: String,
         button: String
-    ) -> Response {
-        if let limited = limited(context) { return limited }
+    ) async throws -> Response {
+        if let limited = try await limited(context) { return limited }
         let value = context.parameters.get(key) ?? ""
         guard Self.isLinkKey(value) else { return notOurs }
         return renderer.page(
@@ -54,7 +54,7 @@ struct MailRoutes: Sendable {
 
     /// The button: the address is confirmed, if the code is still good.
     private func confirm(_ context: some RemoteAddressRequestContext) async throws -> Response {
-        if let limited = limited(context) { return limited }
+        if let limited = try await limited(context) { return limited }
         let code = context.parameters.get("code") ?? ""
         guard Self.isLinkKey(code), try await database.confirmEmail(code: code, now: now()) else {
             return renderer.message(
@@ -69,7 +69,7 @@ struct MailRoutes: Sendable {
 
     /// Every message's link to the bike's sightings, read-only.
     private func seenPage(_ context: some RemoteAddressRequestContext) async throws -> Response {
-        if let limited = limited(context) { return limited }
+        if let limited = try await limited(context) { return limited }
         let key = context.parameters.get("key") ?? ""
         guard Self.isLinkKey(key), let bike = try await database.bike(unsubscribeKey: key) else {
             return renderer.message(
@@ -89,14 +89,14 @@ struct MailRoutes: Sendable {
 
     /// The unsubscribe link, opened: a page with one button.
     private func unsubscribePage(_ context: some RemoteAddressRequestContext) async throws -> Response {
-        buttonPage(
+        try await buttonPage(
             context, key: "key", path: "/unsubscribe/", heading: "Stop these messages",
             text: "Press the button and this address gets no more messages about the bike.", button: "Unsubscribe")
     }
 
     /// The button, or RFC 8058's one-click POST: the address is removed from the bike.
     private func unsubscribe(_ context: some RemoteAddressRequestContext) async throws -> Response {
-        if let limited = limited(context) { return limited }
+        if let limited = try await limited(context) { return limited }
         // The one-click POST's body (List-Unsubscribe=One-Click) says nothing the path does not.
         let key = context.parameters.get("key") ?? ""
         guard Self.isLinkKey(key), try await database.unsubscribeEmail(key: key, now: now()) else {
@@ -122,8 +122,8 @@ struct MailRoutes: Sendable {
     }
 
     /// The page that says to wait, when the request's network is over its limit.
-    private func limited(_ context: some RemoteAddressRequestContext) -> Response? {
-        guard let wait = links.retryAfter(RegistrationLimits.network(of: OwnerRoutes.address(context))) else {
+    private func limited(_ context: some RemoteAddressRequestContext) async throws -> Response? {
+        guard let wait = try await links.count(ClientNetwork.of(OwnerRoutes.address(context)), now: now()) else {
             return nil
         }
         return renderer.message(
