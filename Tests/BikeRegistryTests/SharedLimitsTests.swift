@@ -89,26 +89,21 @@ import Testing
 
     /// Servers of one database: two at once on PostgreSQL; on SQLite, whose file has one server, one after the other.
     static func servers(
-        _ store: StoreKind, directory: String, sharing: TestDatabase?, clock: TestTime,
+        _ store: StoreKind, directory: String, sharing: TestDatabase, clock: TestTime,
         configure: @escaping (inout RegistryServerConfiguration) -> Void = { _ in }
     ) async throws -> [RegistryHarness] {
-        let first = try await RegistryHarness(
-            store, directory: directory, sharing: sharing, registrationsPerMinute: 1_000, transport: .inProcess
-        ) {
-            $0.registration = .claimCode
-            $0.now = clock.read
-            configure(&$0)
+        var servers: [RegistryHarness] = []
+        for _ in 0..<(store == .postgres ? 2 : 1) {
+            servers.append(
+                try await RegistryHarness(
+                    store, directory: directory, sharing: sharing, registrationsPerMinute: 1_000, transport: .inProcess
+                ) {
+                    $0.registration = .claimCode
+                    $0.now = clock.read
+                    configure(&$0)
+                })
         }
-        guard store == .postgres else { return [first] }
-        let second = try await RegistryHarness(
-            store, directory: directory, sharing: first.testDatabase, registrationsPerMinute: 1_000,
-            transport: .inProcess
-        ) {
-            $0.registration = .claimCode
-            $0.now = clock.read
-            configure(&$0)
-        }
-        return [first, second]
+        return servers
     }
 
     static let wrongCode =
