@@ -33,6 +33,19 @@ import Testing
         return client
     }
 
+    /// `status` over the socket, asked a second time if the daemon gave up on the first: CI's plain step once saw the
+    /// daemon close on its 2 s request deadline before it read the request (a reset), this loaded process having
+    /// been kept from writing its line for that long after connecting. The second try is inside the caller's timed
+    /// wait, so a daemon that served clients one at a time still fails it.
+    static func status(_ socket: String) throws -> ControlResponse {
+        do {
+            return try ControlClient.send("status", path: socket)
+        } catch {
+            guard error.kind == .noAnswer else { throw error }
+            return try ControlClient.send("status", path: socket)
+        }
+    }
+
     @Test func silentAndTricklingClientsDoNotHoldOthersUp() async throws {
         let directory = try TemporaryDirectory("beacond-socket")
         defer { directory.remove() }
@@ -55,7 +68,7 @@ import Testing
         // (with the whole suite, a browser included, running beside it) were seen on a loaded CI machine.
         for _ in 0..<3 {
             let started = ContinuousClock.now
-            let answer = try await Task.detached { try ControlClient.send("status", path: socket) }.value
+            let answer = try await Task.detached { try Self.status(socket) }.value
             let waited = ContinuousClock.now - started
             #expect(answer.ok, "status while others hold connections: \(answer.error ?? "")")
             #expect(waited < .seconds(10), "status waited \(waited)")
