@@ -61,10 +61,19 @@ struct DatabaseOption: ParsableArguments {
             ?? ((environment["STATE_DIRECTORY"].map { $0 + "/" } ?? "") + "registry.sqlite")
     }
 
-    func open(connections: Int = 2, logger: Logger = Logger(label: "bike-registry")) async throws -> any RegistryStore {
+    /// How long one PostgreSQL operation of an operator's command may take: `beacons issue` writes up to 65,536
+    /// beacons in one transaction, which took PostgreSQL past a request's 5 s from 40,000 on. `serve` gives its
+    /// requests `PostgresRegistryStore.standardDeadline`.
+    static let commandDeadline = Duration.seconds(300)
+
+    func open(
+        connections: Int = 2, postgresDeadline: Duration = Self.commandDeadline,
+        logger: Logger = Logger(label: "bike-registry")
+    ) async throws -> any RegistryStore {
         do {
             return try await RegistryStores.open(
-                location, connections: connections, fileMode: Self.fileMode, logger: logger)
+                location, connections: connections, fileMode: Self.fileMode, postgresDeadline: postgresDeadline,
+                logger: logger)
         } catch {
             // 73 (EX_CANTCREAT), as beacond says of a state directory it cannot use.
             FileHandle.standardError.write(Data("bike-registry: \(error)\n".utf8))
@@ -240,7 +249,8 @@ struct Serve: AsyncParsableCommand {
         LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
         var logger = Logger(label: "bike-registry")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
-        let database = try await database.open(connections: databaseConnections, logger: logger)
+        let database = try await database.open(
+            connections: databaseConnections, postgresDeadline: PostgresRegistryStore.standardDeadline, logger: logger)
         let (host, port) = Self.split(listen)!
         var configuration = RegistryServerConfiguration(
             host: host, port: port, allowPrivateWebhooks: allowPrivateWebhooks,
