@@ -63,7 +63,10 @@ import Testing
         await testDatabase.drop()
     }
 
-    /// Two servers' stores counting one key at once: each count is its own, none lost to the other.
+    /// Two servers' stores counting one key at once: each count is its own, none lost to the other. Sixteen at a
+    /// time, twice the stores' connections, as two servers' requests come: all 200 started together waited for
+    /// a connection behind up to 99 others, past one operation's deadline (CI-check of f23ff68: 30 s, on a machine
+    /// building beside the suite), which says nothing of counting.
     @Test func countsFromTwoStoresAtOnceAreEachCountedOnce() async throws {
         let directory = try TemporaryDirectory("bike-registry-counts")
         defer { directory.remove() }
@@ -72,12 +75,14 @@ import Testing
         let limit = CountLimit("test", most: 1_000, per: 60)
         let everyone = CountLimit("test.everyone", most: 1_000, per: 60)
         let counts = try await withThrowingTaskGroup(of: Int.self) { group in
+            var counts: [Int] = []
             for index in 0..<200 {
+                if index >= 16, let count = try await group.next() { counts.append(count) }
                 group.addTask {
                     try await stores[index % 2].count(limit, key: "a", under: everyone, now: Self.start).counted.count
                 }
             }
-            return try await group.reduce(into: [Int]()) { $0.append($1) }
+            return try await group.reduce(into: counts) { $0.append($1) }
         }
         #expect(counts.sorted() == Array(1...200))
         #expect(try await stores[0].tally(everyone, key: CountLimit.everyone).count == 200)
