@@ -47,7 +47,8 @@ let package = Package(
         // bike-registry: the HTTP parts (NIOHTTPTypes) that a channel handler ahead of Hummingbird's router reads and
         // writes, to answer a station's unchanged refresh on the event loop (RefreshShortcut).
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
-        // The daemon's /metrics (metrics-listen): Prometheus's text format, its names and types checked by the library.
+        // The daemon's /metrics (metrics-listen) and bike-registry's (serve --metrics-listen): Prometheus's text format,
+        // its names and types checked by the library.
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         // bike-registry's PostgreSQL store, for a registry that serves many cafés from more than one machine.
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
@@ -233,6 +234,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
         // bike-registry's command line: serve, and the operator's station commands.
@@ -244,6 +246,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"), .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                // `status` reads a running server's metrics page.
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         .testTarget(

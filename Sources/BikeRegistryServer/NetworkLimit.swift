@@ -10,6 +10,8 @@ struct NetworkLimit: Sendable {
     let perNetwork: CountLimit
     let everyone: CountLimit?
     let database: any RegistryStore
+    /// Told of each refusal, by the name of the limit that refused (`CountLimit.name`).
+    let metrics: RegistryMetrics?
 
     /// Counts one from `network`: nil when it may go ahead, otherwise the whole seconds to wait. Everyone's cap is
     /// read first, so that while it is reached nothing is written per network and the table cannot grow with the
@@ -17,9 +19,9 @@ struct NetworkLimit: Sendable {
     func count(_ network: String, now: Date) async throws -> Int? {
         if let wait = try await everyoneWaits(now: now) { return wait }
         let counts = try await database.count(perNetwork, key: Self.key(network), under: everyone, now: now)
-        if let wait = perNetwork.wait(counted: counts.counted, now: now) { return wait }
+        if let wait = perNetwork.wait(counted: counts.counted, now: now) { return refused(by: perNetwork, wait) }
         guard let everyone, let tally = counts.everyone else { return nil }
-        return everyone.wait(counted: tally, now: now)
+        return everyone.wait(counted: tally, now: now).map { refused(by: everyone, $0) }
     }
 
     /// Whether `network` may do one more now, counting nothing (`note` counts what turns out to count, such as a
@@ -27,6 +29,12 @@ struct NetworkLimit: Sendable {
     func check(_ network: String, now: Date) async throws -> Int? {
         if let wait = try await everyoneWaits(now: now) { return wait }
         return perNetwork.wait(before: try await database.tally(perNetwork, key: Self.key(network)), now: now)
+            .map { refused(by: perNetwork, $0) }
+    }
+
+    private func refused(by limit: CountLimit, _ wait: Int) -> Int {
+        metrics?.refused(by: limit.name)
+        return wait
     }
 
     /// Counts one from `network` (and for everyone, unless the network is past its own limit).
@@ -37,6 +45,7 @@ struct NetworkLimit: Sendable {
     private func everyoneWaits(now: Date) async throws -> Int? {
         guard let everyone else { return nil }
         return everyone.wait(before: try await database.tally(everyone, key: CountLimit.everyone), now: now)
+            .map { refused(by: everyone, $0) }
     }
 
     /// The network's key in the database: its hash, so the table holds no address as written.

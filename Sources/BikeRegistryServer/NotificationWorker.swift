@@ -34,13 +34,16 @@ final class NotificationWorker: Service {
     /// The targets being delivered to now, one lane each.
     private let busy = Mutex(Set<String>())
     private let events: RegistryEvents?
+    /// Told of each attempt: its channel, what came of it and how long it took.
+    private let metrics: RegistryMetrics?
 
     init(
         database: any RegistryStore, doorbell: Doorbell, sender: NotificationSender, lanes: Int, retryBase: Duration,
         now: @escaping @Sendable () -> Date = { Date() }, idle: Duration = .seconds(30), events: RegistryEvents? = nil,
-        logger: Logger
+        metrics: RegistryMetrics? = nil, logger: Logger
     ) {
         self.events = events
+        self.metrics = metrics
         self.idle = idle
         schedule = RetrySchedule(
             base: Double(retryBase.components.seconds) + Double(retryBase.components.attoseconds) / 1e18)
@@ -126,11 +129,14 @@ final class NotificationWorker: Service {
             "bike.id": "\(notification.bikeId)",
         ]
         let refusal = sender.channels.channel(notification.channel)?.whenRefused ?? .markFailing
+        let started = ContinuousClock.now
         let sent = await sender.attempt(notification)
+        let took = ContinuousClock.now - started
         let now = now()
         let outcome = DeliveryStep.outcome(
             of: sent.answer, refusal: refusal, attempts: notification.attempts, createdAt: notification.createdAt,
             schedule: schedule, now: now)
+        metrics?.delivery(channel: notification.channel, outcome: outcome, after: took)
         let detail: Logger.Metadata = sent.failure.map { ["reason": "\($0.detail)"] } ?? [:]
         switch outcome {
         case .delivered: logger.info("notification delivered", metadata: metadata)

@@ -15,12 +15,8 @@ public final class Readiness: Sendable {
         case databaseUnavailable
     }
 
-    private struct State {
-        var stopping = false
-        var last: (answer: Answer, at: ContinuousClock.Instant)?
-        var asking: Task<Answer, Never>?
-    }
-    private let state = Mutex(State())
+    private let stopping = Mutex(false)
+    private let asked = OnceAWhile<Answer>(interval: reuse)
     /// How long the database has to take the write.
     static let patience: Duration = .seconds(1)
     /// How long an answer is given again before the database is asked again.
@@ -29,27 +25,12 @@ public final class Readiness: Sendable {
     public init() {}
 
     /// From now on the server is not ready, whatever its database says.
-    public func stop() { state.withLock { $0.stopping = true } }
+    public func stop() { stopping.withLock { $0 = true } }
 
     func answer(_ database: any RegistryStore) async -> Answer {
-        let now = ContinuousClock.now
-        let asking = state.withLock { state -> Task<Answer, Never>? in
-            if state.stopping { return nil }
-            if let last = state.last, now - last.at < Self.reuse { return nil }
-            if let asking = state.asking { return asking }
-            let asking = Task { await Self.ask(database) }
-            state.asking = asking
-            return asking
-        }
-        guard let asking else { return state.withLock { $0.stopping ? .stopping : $0.last?.answer ?? .ready } }
-        let answer = await asking.value
-        return state.withLock { state in
-            if state.asking == asking {
-                state.asking = nil
-                state.last = (answer, ContinuousClock.now)
-            }
-            return state.stopping ? .stopping : answer
-        }
+        if stopping.withLock({ $0 }) { return .stopping }
+        let answer = await asked.value { await Self.ask(database) }
+        return stopping.withLock { $0 } ? .stopping : answer
     }
 
     private static func ask(_ database: any RegistryStore) async -> Answer {

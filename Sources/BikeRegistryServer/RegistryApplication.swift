@@ -18,7 +18,7 @@ public enum RegistryApplication {
     ) -> some ApplicationProtocol {
         let parts = RegistryParts(database: database, configuration: configuration, logger: logger)
         let router = Router(context: RegistryRequestContext.self)
-        router.add(middleware: RequestLog(logger: logger))
+        router.add(middleware: RequestLog(logger: logger, metrics: configuration.metrics))
         router.add(middleware: StoreUnavailable(logger: logger))
         router.add(middleware: MethodNotAllowed(table: parts.routes))
         parts.routes.add(to: router)
@@ -29,7 +29,13 @@ public enum RegistryApplication {
             server: HTTPServerBuilder { responder in
                 GuardedHTTP1Channel(
                     responder: responder, head: configuration.requestHeadTimeout, idle: configuration.idleTimeout
-                ) { [RefreshShortcut(routes: stations, date: date, serverName: Self.serverName, logger: logger)] }
+                ) {
+                    [
+                        RefreshShortcut(
+                            routes: stations, date: date, serverName: Self.serverName, logger: logger,
+                            metrics: configuration.metrics)
+                    ]
+                }
             },
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port), serverName: Self.serverName,

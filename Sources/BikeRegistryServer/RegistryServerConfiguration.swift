@@ -73,6 +73,14 @@ public struct RegistryServerConfiguration: Sendable {
     public var mailLinksPerMinute = 60
     /// "Send a test" on a bike's page, per bike per minute.
     public var testsPerMinute = 6
+    /// What the registry counts as it works (`serve --metrics-listen`); nil counts nothing. The store it serves from
+    /// should be opened with the same as its observer, for the store's series.
+    public var metrics: RegistryMetrics?
+    /// Where the metrics' page is served, on a listener of its own; nil serves none (the counts are still kept when
+    /// `metrics` is given).
+    public var metricsListen: MetricsListen?
+    /// The store's connections at most (`--database-connections`), which the page shows beside those in use.
+    public var databaseConnections = 16
     /// The channels messages go on, made from the HTTP channels' delivery and the mail's: the registry's own
     /// (`NotificationChannels.standard`), or more for a test that adds one.
     var channels: @Sendable (HTTPDelivery, MailDelivery?) -> NotificationChannels = NotificationChannels.standard

@@ -114,6 +114,17 @@ final class RegistrySnapshot: Service {
     /// The unrevoked station with this key hash if memory holds it; nil for a key to look up (`station(keyHash:)`).
     func heldStation(keyHash: String) -> Station? { state.withLock { $0.stations[keyHash] } }
 
+    /// What the list held now weighs, for the metrics: its bytes as sent, and the rotating identities it lists.
+    struct Held: Sendable {
+        var bytes: Int
+        var identities: Int
+    }
+
+    /// The list held now, if one has been encoded.
+    func held() -> Held? {
+        state.withLock { state in state.list.map { Held(bytes: $0.body.readableBytes, identities: $0.rotating.count) } }
+    }
+
     /// The list's current version if it has been read; nil before the first read.
     func heldListVersion() -> Int64? { state.withLock { $0.versions?.list } }
 

@@ -4,34 +4,36 @@ import Logging
 
 /// One log line per request: method, the route matched (never the query, which may carry `?key=`, nor an owner
 /// page's token: `LoggedPath`), status and time taken. Health checks (`HealthRoutes`) only at debug: balancers ask
-/// every second.
+/// every second. The same method, route and status are what the request is counted under for the metrics, when
+/// they are on (`RegistryMetrics`).
 struct RequestLog<Context: RequestContext>: RouterMiddleware {
     let logger: Logger
+    let metrics: RegistryMetrics?
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
     {
         let started = ContinuousClock.now
-        let quiet = context.endpointPath.map(HealthRoutes.paths.contains) ?? false
+        metrics?.requestStarted()
         do {
             let response = try await next(request, context)
-            RequestLogLine.write(
-                logger, method: request.method, path: LoggedPath(route: context.endpointPath, path: request.uri.path),
-                status: response.status.code,
-                since: started, quiet: quiet)
+            ended(request, context: context, status: response.status.code, since: started)
             return response
         } catch let error as any HTTPResponseError {
-            RequestLogLine.write(
-                logger, method: request.method, path: LoggedPath(route: context.endpointPath, path: request.uri.path),
-                status: error.status.code,
-                since: started)
+            ended(request, context: context, status: error.status.code, since: started)
             throw error
         } catch {
-            RequestLogLine.write(
-                logger, method: request.method, path: LoggedPath(route: context.endpointPath, path: request.uri.path),
-                status: 500, since: started)
+            ended(request, context: context, status: 500, since: started)
             throw error
         }
+    }
+
+    private func ended(_ request: Request, context: Context, status: Int, since started: ContinuousClock.Instant) {
+        let route = LoggedPath.matched(context.endpointPath)
+        metrics?.requestEnded(method: request.method, route: route, status: status, after: .now - started)
+        RequestLogLine.write(
+            logger, method: request.method, path: LoggedPath(route: route, path: request.uri.path), status: status,
+            since: started, quiet: route.map(HealthRoutes.paths.contains) ?? false)
     }
 }
 
@@ -67,7 +69,7 @@ struct LoggedPath: CustomStringConvertible {
     let description: String
 
     init(route: String?, path: String) {
-        guard let route, route != "NotFound", route.hasPrefix("/") else {
+        guard let route = Self.matched(route) else {
             description = "(no route)"
             return
         }
@@ -80,6 +82,13 @@ struct LoggedPath: CustomStringConvertible {
             return segments[index]
         }
         description = "/" + filled.joined(separator: "/")
+    }
+
+    /// The route the router matched (its template, `/my/{id}/{token}`), from a request context's `endpointPath`;
+    /// nil when none did.
+    static func matched(_ endpointPath: String?) -> String? {
+        guard let endpointPath, endpointPath != "NotFound", endpointPath.hasPrefix("/") else { return nil }
+        return endpointPath
     }
 
     /// Never written: an owner page's token, a mail link's code or key, and the beacon a finder looked up or reported

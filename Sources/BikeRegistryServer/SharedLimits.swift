@@ -14,6 +14,13 @@ struct SharedLimits: Sendable {
     let reports: NetworkLimit
     let mailLinks: NetworkLimit
 
+    /// Every limit's name, for the metrics' series that start at 0.
+    var names: [String] {
+        [registrations, wrongClaimCodes, lookups, reports, mailLinks].flatMap { limit in
+            [limit.perNetwork.name] + (limit.everyone.map { [$0.name] } ?? [])
+        }
+    }
+
     private static let minute: TimeInterval = 60
     private static let day: TimeInterval = 86_400
 
@@ -21,7 +28,8 @@ struct SharedLimits: Sendable {
         func limit(_ name: String, _ most: Int, per window: TimeInterval, everyone: Int? = nil) -> NetworkLimit {
             NetworkLimit(
                 perNetwork: CountLimit(name, most: most, per: window),
-                everyone: everyone.map { CountLimit(name + ".everyone", most: $0, per: window) }, database: database)
+                everyone: everyone.map { CountLimit(name + ".everyone", most: $0, per: window) }, database: database,
+                metrics: configuration.metrics)
         }
         registrations = limit(
             "registrations", configuration.registrationsPerMinute, per: Self.minute,

@@ -16,12 +16,15 @@ final class StationRoutes: Sendable {
     let doorbell: Doorbell
     let refreshes: StationRefreshLog
     let snapshot: RegistrySnapshot
+    /// Told what became of each sighting posted.
+    let metrics: RegistryMetrics?
     let now: @Sendable () -> Date
 
     init(
         database: any RegistryStore, limiter: RateLimiter<Int64>, doorbell: Doorbell, refreshes: StationRefreshLog,
-        snapshot: RegistrySnapshot, now: @escaping @Sendable () -> Date = { Date() }
+        snapshot: RegistrySnapshot, metrics: RegistryMetrics? = nil, now: @escaping @Sendable () -> Date = { Date() }
     ) {
+        self.metrics = metrics
         self.now = now
         self.database = database
         self.limiter = limiter
@@ -33,7 +36,7 @@ final class StationRoutes: Sendable {
     var routes: [Route] {
         [
             .get("bikes") { request, _ in try await self.bikes(request) },
-            .post("sightings") { request, _ in try await self.sighting(request) },
+            .post("sightings") { request, _ in try await self.counted(request) },
         ]
     }
 
@@ -72,7 +75,8 @@ final class StationRoutes: Sendable {
         for key in Self.keys(query: query, headers: headers) where found == nil {
             found = snapshot.heldStation(keyHash: Secrets.hash(key))
         }
-        guard let station = found, limiter.retryAfter(station.id) == nil else { return nil }
+        // A refusal is counted by the route, which looks again.
+        guard let station = found, limiter.retryAfter(station.id, counting: false) == nil else { return nil }
         refreshes.note(station, userAgent: headers[.userAgent])
         return etag
     }
@@ -147,7 +151,23 @@ final class StationRoutes: Sendable {
         return ByteBuffer(bytes: try JSONBody.encoder.encode(listed))
     }
 
-    private func sighting(_ request: Request) async throws -> Response {
+    /// A sighting's post, its outcome counted for the metrics (`RegistryMetrics.SightingOutcome`): a 4xx is refused;
+    /// a failure of the store is counted by the store's own series.
+    private func counted(_ request: Request) async throws -> Response {
+        guard let metrics else { return try await sighting(request).response }
+        do {
+            let (response, outcome) = try await sighting(request)
+            metrics.sighting(outcome)
+            return response
+        } catch let error as any HTTPResponseError where (400..<500).contains(error.status.code) {
+            metrics.sighting(.refused)
+            throw error
+        }
+    }
+
+    private func sighting(_ request: Request) async throws -> (
+        response: Response, outcome: RegistryMetrics.SightingOutcome
+    ) {
         let station = try await station(request, query: request.uri.queryParameters)
         let body = try await JSONBody.decode(SightingBody.self, from: request)
         guard let key = request.headers[HTTPField.Name("Idempotency-Key")!] else {
@@ -158,9 +178,10 @@ final class StationRoutes: Sendable {
         }
         var report = body.report
         let verification = try await verify(&report)
-        switch try await database.record(report, from: station, now: now()) {
+        let received = now()
+        switch try await database.record(report, from: station, now: received) {
         case .repeated:
-            return Self.receipt(report.sightingId, "repeat", status: .ok)
+            return (Self.receipt(report.sightingId, "repeat", status: .ok), .duplicate)
         case .recorded(let notifications):
             if notifications > 0 { doorbell.ring() }
             if case .verified(let learned, let offset) = verification, learned != offset,
@@ -168,7 +189,15 @@ final class StationRoutes: Sendable {
             {
                 try await snapshot.listChanged()
             }
-            return Self.receipt(report.sightingId, "recorded", status: .created)
+            let outcome: RegistryMetrics.SightingOutcome =
+                if verification == .failed {
+                    .unverifiedRotating
+                } else if StationClockCheck.checked(report, receivedAt: received).timesAsReceived {
+                    .clockNotBelieved
+                } else {
+                    .stored
+                }
+            return (Self.receipt(report.sightingId, "recorded", status: .created), outcome)
         }
     }
 

@@ -11,6 +11,9 @@ public import Logging
 public protocol RegistryStore: Sendable {
     /// Where the data is, as an operator may read it (a PostgreSQL password is left out).
     var location: String { get }
+    /// The PostgreSQL host (`HOST:PORT`, or a socket's path) operations go to now, which moves with a failover; nil
+    /// for a SQLite file.
+    var primaryHost: String? { get }
 
     // MARK: Stations
 
@@ -169,6 +172,11 @@ public protocol RegistryStore: Sendable {
     /// Deletes the counts whose windows ended by `now` (the sweep's); returns how many.
     func forgetEndedCounts(now: Date) async throws -> Int
 
+    // MARK: The operator's figures
+
+    /// Bikes, reports and the messages owed by channel, counted at one moment (the metrics, `status`).
+    func operatorFigures() async throws -> OperatorFigures
+
     /// Throws unless the database takes a write now (what `/readyz` asks).
     func takesAWrite() async throws
 
@@ -237,20 +245,26 @@ public enum RegistryStores {
     ///   - fileMode: a SQLite file's permissions, and those of the files beside it (0600; 0640 under systemd, for
     ///     the service's group), whatever the umask.
     ///   - postgresDeadline: how long one PostgreSQL operation may take before it is an error (a 503): 5 s.
+    ///   - observer: told of each operation the store asks of its database (`serve --metrics-listen`).
     public static func open(
         _ location: String, connections: Int = 16, fileMode: mode_t = 0o600,
-        postgresDeadline: Duration = PostgresRegistryStore.standardDeadline,
+        postgresDeadline: Duration = PostgresRegistryStore.standardDeadline, observer: (any StoreObserver)? = nil,
         logger: Logger = Logger(label: "bike-registry.store")
     ) async throws(RegistryStoreError) -> any RegistryStore {
         if PostgresLocation.isPostgres(location) {
             return try await PostgresRegistryStore.open(
-                PostgresLocation(location), connections: connections, deadline: postgresDeadline, logger: logger)
+                PostgresLocation(location), connections: connections, deadline: postgresDeadline, observer: observer,
+                logger: logger)
         }
-        return try SQLiteRegistryStore(path: location, readers: connections, mode: fileMode, logger: logger)
+        return try SQLiteRegistryStore(
+            path: location, readers: connections, mode: fileMode, observer: observer, logger: logger)
     }
 }
 
 extension RegistryStores {
+    /// Whether `location` names a PostgreSQL database (`postgres://` or `postgresql://`) rather than a SQLite file.
+    public static func isPostgres(_ location: String) -> Bool { PostgresLocation.isPostgres(location) }
+
     /// Throws when `location` is a `postgres://` URL that cannot be read (a usage error, said before connecting).
     public static func check(_ location: String) throws(RegistryStoreError) {
         if PostgresLocation.isPostgres(location) { _ = try PostgresLocation(location).configuration() }

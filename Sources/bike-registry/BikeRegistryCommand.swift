@@ -24,8 +24,8 @@ struct BikeRegistryCommand: AsyncParsableCommand {
             """,
         version: ReleaseVersion.current,
         subcommands: [
-            Serve.self, StationCommand.self, BeaconCommand.self, AbuseCommand.self, StatsCommand.self,
-            CheckMailCommand.self,
+            Serve.self, StatusCommand.self, StationCommand.self, BeaconCommand.self, AbuseCommand.self,
+            StatsCommand.self, CheckMailCommand.self, BackupCommand.self, CheckCommand.self,
         ])
 }
 
@@ -67,13 +67,13 @@ struct DatabaseOption: ParsableArguments {
     static let commandDeadline = Duration.seconds(300)
 
     func open(
-        connections: Int = 2, postgresDeadline: Duration = Self.commandDeadline,
+        connections: Int = 2, postgresDeadline: Duration = Self.commandDeadline, observer: (any StoreObserver)? = nil,
         logger: Logger = Logger(label: "bike-registry")
     ) async throws -> any RegistryStore {
         do {
             return try await RegistryStores.open(
                 location, connections: connections, fileMode: Self.fileMode, postgresDeadline: postgresDeadline,
-                logger: logger)
+                observer: observer, logger: logger)
         } catch {
             // 73 (EX_CANTCREAT), as beacond says of a state directory it cannot use.
             FileHandle.standardError.write(Data("bike-registry: \(error)\n".utf8))
@@ -171,6 +171,16 @@ struct Serve: AsyncParsableCommand {
     var deliveryTimeout = DurationArgument(seconds: 15, "15s")
     @OptionGroup(title: "E-mail to owners") var mail: MailOptions
     @OptionGroup(title: "Rotating beacons") var beaconKeys: BeaconKeyFileOption
+    @Option(
+        help: ArgumentHelp(
+            "HOST:PORT to serve Prometheus's /metrics on, a listener of its own (off unless given).",
+            discussion: """
+                Requests by route and status, sightings and notifications by outcome, messages owed, each station's \
+                last refresh and sighting, the database's operations and errors, the limits' refusals. Never the \
+                public --listen address: keep it on loopback or a network only the operator's Prometheus reaches. \
+                `bike-registry status` reads it.
+                """))
+    var metricsListen: String?
     @Option(help: "trace, debug, info, notice, warning or error.") var logLevel = "info"
     @Option(
         help: ArgumentHelp(
@@ -184,8 +194,16 @@ struct Serve: AsyncParsableCommand {
     static let descriptorsBesideConnections = 256
 
     func validate() throws {
-        guard Self.split(listen) != nil else {
+        guard let served = Self.split(listen) else {
             throw ValidationError("--listen is HOST:PORT, for example 127.0.0.1:8180")
+        }
+        if let metricsListen {
+            guard let metrics = Self.split(metricsListen) else {
+                throw ValidationError("--metrics-listen is HOST:PORT, for example 127.0.0.1:9180")
+            }
+            guard metrics.port != served.port || metrics.port == 0 else {
+                throw ValidationError("--metrics-listen needs a port of its own, not --listen's \(served.port)")
+            }
         }
         guard retentionDays >= 1 else { throw ValidationError("--retention-days is at least 1") }
         guard (2...1000).contains(databaseConnections) else {
@@ -234,6 +252,15 @@ struct Serve: AsyncParsableCommand {
         return host.isEmpty ? nil : (host, port)
     }
 
+    /// What the server counts for the metrics, where it serves them, and the store's connections they show.
+    private func setMetrics(_ configuration: inout RegistryServerConfiguration, _ metrics: RegistryMetrics?) {
+        configuration.metrics = metrics
+        configuration.metricsListen = metricsListen.flatMap(Self.split).map {
+            MetricsListen(host: $0.host, port: $0.port)
+        }
+        configuration.databaseConnections = databaseConnections
+    }
+
     /// The limits on anonymous clients (`SharedLimits`), beside the two the configuration is made with.
     private func setLimits(_ configuration: inout RegistryServerConfiguration) {
         configuration.registrationsPerMinuteTotal = registrationsPerMinuteTotal
@@ -249,14 +276,17 @@ struct Serve: AsyncParsableCommand {
         LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
         var logger = Logger(label: "bike-registry")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        let metrics = metricsListen.map { _ in RegistryMetrics(version: ReleaseVersion.current) }
         let database = try await database.open(
-            connections: databaseConnections, postgresDeadline: PostgresRegistryStore.standardDeadline, logger: logger)
+            connections: databaseConnections, postgresDeadline: PostgresRegistryStore.standardDeadline,
+            observer: metrics, logger: logger)
         let (host, port) = Self.split(listen)!
         var configuration = RegistryServerConfiguration(
             host: host, port: port, allowPrivateWebhooks: allowPrivateWebhooks,
             retention: .seconds(retentionDays * 86_400),
             registrationsPerMinute: registrationsPerMinute, requestsPerMinute: requestsPerMinute)
         configuration.registration = registration
+        setMetrics(&configuration, metrics)
         setLimits(&configuration)
         configuration.missingReports = MissingReportRules(
             lapse: TimeInterval(missingLapse.seconds), reminder: TimeInterval(missingReminder.seconds))

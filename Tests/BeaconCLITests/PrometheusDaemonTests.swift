@@ -45,7 +45,7 @@ import Testing
             #expect(try await prometheus.value("beacond_missing_bikes") == Double(finished?.missingSet.size ?? -1))
 
             // The page: Prometheus's own lint, and nothing that names a bike or an advertiser.
-            #expect(try Self.promtool(page) == "", "promtool check metrics")
+            #expect(try PrometheusServer.checkMetrics(page) == "", "promtool check metrics")
             let samplesOnPage = page.split(separator: "\n").filter { !$0.hasPrefix("#") }
             #expect(samplesOnPage.allSatisfy { $0.hasPrefix("beacond_") }, "\(page)")
             let bikes = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: CafeRun.bikes)))
@@ -137,23 +137,5 @@ import Testing
             try? await Task.sleep(for: .milliseconds(100))
         }
         return nil
-    }
-
-    /// What `promtool check metrics` says of a page (empty: nothing).
-    static func promtool(_ page: String) throws -> String {
-        let tool = Process()
-        tool.executableURL = URL(fileURLWithPath: "/usr/bin/promtool")
-        tool.arguments = ["check", "metrics"]
-        let input = Pipe()
-        let output = Pipe()
-        tool.standardInput = input
-        tool.standardOutput = output
-        tool.standardError = output
-        try tool.run()
-        input.fileHandleForWriting.write(Data(page.utf8))
-        try input.fileHandleForWriting.close()
-        let said = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let status = tool.waitForExit()
-        return status == 0 ? said.trimmingCharacters(in: .whitespacesAndNewlines) : "exit \(status): \(said)"
     }
 }

@@ -11,16 +11,19 @@ public final class PrometheusServer: @unchecked Sendable {
     private let directory: TemporaryDirectory
     private let process: Process
 
-    /// Starts Prometheus scraping `http://127.0.0.1:<target>/metrics` and returns once it is ready.
-    public init(scraping target: Int) async throws {
+    /// Starts Prometheus scraping `http://127.0.0.1:<target>/metrics` as `job`, evaluating the rule files `rules`
+    /// every second, and returns once it is ready.
+    public init(scraping target: Int, job: String = "beacond", rules: [String] = []) async throws {
         directory = try TemporaryDirectory("beacond-prometheus")
         port = try LoopbackPort.free()
         try """
         global:
           scrape_interval: 1s
           scrape_timeout: 900ms
+          evaluation_interval: 1s
+        rule_files: [\(rules.map { "\"\($0)\"" }.joined(separator: ", "))]
         scrape_configs:
-          - job_name: beacond
+          - job_name: \(job)
             static_configs:
               - targets: ["127.0.0.1:\(target)"]
         """.write(toFile: directory.file("prometheus.yml"), atomically: true, encoding: .utf8)
@@ -82,6 +85,61 @@ public final class PrometheusServer: @unchecked Sendable {
     public func value(_ query: String) async throws -> Double? {
         let now = Date()
         return try await range(query, from: now.addingTimeInterval(-1), to: now).last?.1
+    }
+
+    /// What `promtool check metrics` (Prometheus's own lint of names, types and units) says of a page: "" when
+    /// nothing.
+    public static func checkMetrics(_ page: String) throws -> String {
+        let tool = Process()
+        tool.executableURL = URL(fileURLWithPath: "/usr/bin/promtool")
+        tool.arguments = ["check", "metrics"]
+        let input = Pipe()
+        let output = Pipe()
+        tool.standardInput = input
+        tool.standardOutput = output
+        tool.standardError = output
+        try tool.run()
+        input.fileHandleForWriting.write(Data(page.utf8))
+        try input.fileHandleForWriting.close()
+        let said = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let status = tool.waitForExit()
+        return status == 0 ? said.trimmingCharacters(in: .whitespacesAndNewlines) : "exit \(status): \(said)"
+    }
+
+    /// An instant query's series, each by its labels.
+    public func vector(_ query: String) async throws -> [(labels: [String: String], value: Double)] {
+        var components = URLComponents()
+        components.path = "/api/v1/query"
+        components.queryItems = [URLQueryItem(name: "query", value: query)]
+        let data = try await data(components.string!)
+        guard let result = data["result"] as? [[String: Any]] else { throw FixtureError("no result: \(data)") }
+        return result.compactMap { series in
+            guard let labels = series["metric"] as? [String: String], let pair = series["value"] as? [Any],
+                let text = pair.last as? String, let value = Double(text)
+            else { return nil }
+            return (labels, value)
+        }
+    }
+
+    /// The alerts its rules hold now, pending or firing: each alert's labels (its name as `alertname`) and state.
+    public func alerts() async throws -> [(labels: [String: String], state: String)] {
+        let data = try await data("/api/v1/alerts")
+        guard let alerts = data["alerts"] as? [[String: Any]] else { throw FixtureError("no alerts: \(data)") }
+        return alerts.compactMap { alert in
+            guard let labels = alert["labels"] as? [String: String], let state = alert["state"] as? String else {
+                return nil
+            }
+            return (labels, state)
+        }
+    }
+
+    /// The `data` of an API answer that says success.
+    private func data(_ pathAndQuery: String) async throws -> [String: Any] {
+        let (status, body) = try await get(pathAndQuery)
+        guard status == 200, let document = try JSONSerialization.jsonObject(with: body) as? [String: Any],
+            document["status"] as? String == "success", let data = document["data"] as? [String: Any]
+        else { throw FixtureError("prometheus answered \(status): \(String(decoding: body, as: UTF8.self))") }
+        return data
     }
 
     private func get(_ pathAndQuery: String) async throws -> (status: Int, body: Data) {

@@ -197,7 +197,7 @@ import Testing
         let database = try await TestDatabase.make(.sqlite, in: directory.path).open()
         let limits = NetworkLimit(
             perNetwork: CountLimit("registrations", most: 2, per: 60),
-            everyone: CountLimit("registrations.everyone", most: 100, per: 60), database: database)
+            everyone: CountLimit("registrations.everyone", most: 100, per: 60), database: database, metrics: nil)
         let now = Date()
         func wait(_ address: String) async throws -> Int? {
             try await limits.count(ClientNetwork.of(address), now: now)

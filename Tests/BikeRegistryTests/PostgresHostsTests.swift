@@ -76,7 +76,8 @@ import Testing
                 try await RegistryStores.open(location, connections: 4, postgresDeadline: .seconds(10))
                     as? PostgresRegistryStore)
             defer { Task { await store.close() } }
-            #expect(store.primaryHost.hasPrefix("127.0.0.1:") && !store.primaryHost.hasSuffix(":\(refusing)"))
+            let host = try #require(store.primaryHost)
+            #expect(host.hasPrefix("127.0.0.1:") && !host.hasSuffix(":\(refusing)"))
             try await store.takesAWrite()
 
             let name = try #require(URLComponents(string: database.location)?.path.dropFirst())

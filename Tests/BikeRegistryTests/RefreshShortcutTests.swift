@@ -39,7 +39,9 @@ import Testing
                 // The list served once, as a station's first refresh does: the shortcut answers for a list it holds.
                 etag = try await snapshot.list().etag
                 routes = StationRoutes(
-                    database: database, limiter: RateLimiter(perMinute: requestsPerMinute), doorbell: Doorbell(),
+                    database: database,
+                    limiter: RateLimiter(perMinute: requestsPerMinute, name: CredentialLimit.stationRequests),
+                    doorbell: Doorbell(),
                     refreshes: StationRefreshLog(database: database, interval: .seconds(60), logger: logger),
                     snapshot: snapshot)
             }
@@ -54,7 +56,8 @@ import Testing
             etag = store.etag
             channel = EmbeddedChannel(
                 handler: RefreshShortcut(
-                    routes: store.routes, date: HTTPDate(), serverName: "bike-registry", logger: store.logger))
+                    routes: store.routes, date: HTTPDate(), serverName: "bike-registry", logger: store.logger,
+                    metrics: nil))
         }
 
         func request(_ path: String, fields: HTTPFields, method: HTTPRequest.Method = .get) throws {

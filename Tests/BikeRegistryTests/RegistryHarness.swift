@@ -22,6 +22,8 @@ final class RegistryHarness: Sendable {
     /// What the server reports as it happens, to wait on.
     let events = RegistryEvents()
     private let served: Served
+    /// Where its metrics' page is served, when it was made with `metrics: true`.
+    let metricsPort: Int?
 
     /// How the tests reach it: over a loopback connection, as stations and owners do, or straight to its router in
     /// this process, for a suite whose subject is the registry's rules and not its connections.
@@ -39,7 +41,8 @@ final class RegistryHarness: Sendable {
         _ kind: StoreKind, directory: String, sharing: TestDatabase? = nil, allowPrivateWebhooks: Bool = true,
         registrationsPerMinute: Int = 20, requestsPerMinute: Int = 600,
         refreshWriteInterval: Duration = .milliseconds(50), postgresDeadline: Duration = .seconds(30),
-        transport: Transport = .loopback, configure: (inout RegistryServerConfiguration) -> Void = { _ in }
+        transport: Transport = .loopback, metrics: Bool = false,
+        configure: (inout RegistryServerConfiguration) -> Void = { _ in }
     ) async throws {
         if let sharing {
             testDatabase = sharing
@@ -47,7 +50,9 @@ final class RegistryHarness: Sendable {
             testDatabase = try await TestDatabase.make(kind, in: directory)
         }
         ownsDatabase = sharing == nil
-        let database = try await testDatabase.open(postgresDeadline: postgresDeadline)
+        // The metrics as `serve --metrics-listen` makes them: the store's observer too, the page on a loopback port.
+        let counted = metrics ? RegistryMetrics(version: "test") : nil
+        let database = try await testDatabase.open(postgresDeadline: postgresDeadline, observer: counted)
         self.database = database
         var logger = Logger(label: "bike-registry-test")
         logger.logLevel = .warning
@@ -59,6 +64,14 @@ final class RegistryHarness: Sendable {
         // The tests of everything but claim codes register by the beacon (ClaimCodeTests set claim-code).
         configuration.registration = .open
         configuration.events = events
+        let listening = AsyncStream.makeStream(of: Int.self)
+        if let counted {
+            configuration.metrics = counted
+            configuration.metricsListen = MetricsListen(host: "127.0.0.1", port: 0) { port in
+                listening.continuation.yield(port)
+                listening.continuation.finish()
+            }
+        }
         configure(&configuration)
         // BIKE_REGISTRY_TEST_TRANSPORT=loopback serves every suite over loopback: to measure what in process saves,
         // or to see a suite's requests in a capture.
@@ -78,6 +91,19 @@ final class RegistryHarness: Sendable {
                     RegistryApplication.make(database: database, configuration: configuration, logger: logger)))
             port = 0
         }
+        var metricsPort: Int?
+        if counted != nil {
+            for await port in listening.stream { metricsPort = port }
+        }
+        self.metricsPort = metricsPort
+    }
+
+    /// The metrics' page as a scrape gets it.
+    func metricsPage() async throws -> String {
+        guard let metricsPort else { throw HarnessError("this registry was made without metrics") }
+        let answer = try await RegistryClient(baseURL: "http://127.0.0.1:\(metricsPort)").request(.GET, "/metrics")
+        guard answer.status == 200 else { throw HarnessError("/metrics answered \(answer.status): \(answer.body)") }
+        return answer.body
     }
 
     /// The counts once nothing is owed (or after `seconds`): see `TestDatabase.settled`.
@@ -140,7 +166,7 @@ final class RegistryHarness: Sendable {
 }
 
 /// Requests to a bike-registry, in this process or another.
-struct RegistryClient {
+struct RegistryClient: Sendable {
     let baseURL: String
     /// The application's router in this process, when it is asked there rather than over a connection.
     var inProcess: InProcessApplication?

@@ -36,10 +36,12 @@ struct TestDatabase: Sendable {
     /// - Parameter postgresDeadline: 30 s for one PostgreSQL operation, not the server's 5 s: the whole suite under a
     ///   sanitizer on two cores kept PostgreSQL operations waiting for their turn past 5 s (CI's sanitizer steps of
     ///   61ac72e and df2d3a9, fifteen tests at once). A test of the deadline itself asks for the server's.
-    func open(postgresDeadline: Duration = .seconds(30)) async throws -> any RegistryStore {
+    func open(postgresDeadline: Duration = .seconds(30), observer: (any StoreObserver)? = nil) async throws
+        -> any RegistryStore
+    {
         // Few connections each: the tests run side by side against one server (300 connections, scripts/test-postgres).
         try await RegistryStores.open(
-            location, connections: 4, postgresDeadline: postgresDeadline,
+            location, connections: 4, postgresDeadline: postgresDeadline, observer: observer,
             logger: Logger(label: "bike-registry-test", factory: { _ in SwiftLogNoOpLogHandler() }))
     }
 

@@ -22,12 +22,14 @@ final class RefreshShortcut: ChannelDuplexHandler, RemovableChannelHandler {
     private let date: HTTPDate
     private let serverName: String
     private let logger: Logger
+    private let metrics: RegistryMetrics?
     /// Requests passed to the router whose answer has not ended yet.
     private var owed = 0
     /// The request being read was answered here: its body and end are dropped.
     private var answered = false
 
-    init(routes: StationRoutes, date: HTTPDate, serverName: String, logger: Logger) {
+    init(routes: StationRoutes, date: HTTPDate, serverName: String, logger: Logger, metrics: RegistryMetrics?) {
+        self.metrics = metrics
         self.routes = routes
         self.date = date
         self.serverName = serverName
@@ -50,6 +52,7 @@ final class RefreshShortcut: ChannelDuplexHandler, RemovableChannelHandler {
                     head.headerFields = [.eTag: etag, .date: date.now, .server: serverName]
                     context.write(wrapOutboundOut(.head(head)), promise: nil)
                     context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+                    metrics?.record(method: .get, route: "/bikes", status: 304, after: .now - started)
                     RequestLogLine.write(
                         logger, method: request.method, path: LoggedPath(route: "/bikes", path: uri.path), status: 304,
                         since: started)

@@ -12,6 +12,11 @@ struct EmailChanges: Sendable {
     let mail: MailSettings?
     /// Rung when a confirmation is owed, so the worker sends it now.
     let doorbell: Doorbell
+    /// Told of each refusal by a confirmation limit.
+    var metrics: RegistryMetrics?
+
+    /// The confirmation limits' names, for the metrics.
+    static let limitNames = ["confirmationsPerBike", "confirmationsPerAddress"]
 
     static let badAddress =
         "notify.email is not an address this registry can send to: local@domain.example, in ASCII, at most 254 characters"
@@ -27,12 +32,14 @@ struct EmailChanges: Sendable {
         {
         case .notOwner: throw APIError.notFound
         case .bikeLimited:
+            metrics?.refused(by: Self.limitNames[0])
             throw HTTPError(
                 .tooManyRequests, headers: [.retryAfter: "86400"],
                 message:
                     "a bike may send at most \(limits.perBikePerDay) confirmation messages a day; try again tomorrow"
             )
         case .addressLimited:
+            metrics?.refused(by: Self.limitNames[1])
             throw HTTPError(
                 .tooManyRequests, headers: [.retryAfter: "86400"],
                 message:

@@ -12,14 +12,14 @@ struct PostgresDatabase: SQLDatabase {
 
     var dialect: RegistrySchema.Dialect { .postgres }
 
-    func read(_ statement: SQL) async throws -> [SQLRow] { try await alone(statement) }
+    func read(_ statement: SQL) async throws -> [SQLRow] { try await alone(.read, statement) }
 
-    func write(_ statement: SQL) async throws -> [SQLRow] { try await alone(statement) }
+    func write(_ statement: SQL) async throws -> [SQLRow] { try await alone(.write, statement) }
 
     func snapshot<Result: Sendable>(_ body: @escaping @Sendable (any SQLConnection) async throws -> Result)
         async throws -> Result
     {
-        try await transaction { connection in
+        try await transaction(.snapshot) { connection in
             try await connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
             return try await body(connection)
         }
@@ -28,15 +28,21 @@ struct PostgresDatabase: SQLDatabase {
     func transaction<Result: Sendable>(_ body: @escaping @Sendable (any SQLConnection) async throws -> Result)
         async throws -> Result
     {
-        try await primary.run { [logger] client in
+        try await transaction(.transaction, body)
+    }
+
+    private func transaction<Result: Sendable>(
+        _ kind: StoreOperation, _ body: @escaping @Sendable (any SQLConnection) async throws -> Result
+    ) async throws -> Result {
+        try await primary.run(kind) { [logger] client in
             try await client.withTransaction(logger: logger) { connection in
                 try await body(Connection(connection: connection, logger: logger))
             }
         }
     }
 
-    private func alone(_ statement: SQL) async throws -> [SQLRow] {
-        try await primary.run { [logger] client in
+    private func alone(_ kind: StoreOperation, _ statement: SQL) async throws -> [SQLRow] {
+        try await primary.run(kind) { [logger] client in
             try await Self.rows(try await client.query(PostgresQuery(statement), logger: logger))
         }
     }

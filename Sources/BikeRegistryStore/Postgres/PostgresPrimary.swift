@@ -17,6 +17,7 @@ final class PostgresPrimary: Sendable {
     let deadline: Duration
     private let configurations: [PostgresClient.Configuration]
     private let logger: Logger
+    private let measure: StoreMeasure
 
     private struct Current {
         var host: Int
@@ -37,7 +38,8 @@ final class PostgresPrimary: Sendable {
     /// The first host, in the URL's order, that answers and will do, with its schema brought up to date
     /// (`PostgresMigrator`) on a connection of its own, which fails at once where the pool would keep trying.
     static func open(
-        _ location: PostgresLocation, connections: Int, deadline: Duration, logger: Logger
+        _ location: PostgresLocation, connections: Int, deadline: Duration, observer: (any StoreObserver)?,
+        logger: Logger
     ) async throws(RegistryStoreError) -> PostgresPrimary {
         var configurations: [PostgresClient.Configuration] = []
         for endpoint in location.endpoints {
@@ -51,7 +53,7 @@ final class PostgresPrimary: Sendable {
                 if try await PrimaryProbe.migrateIfItWillDo(endpoint, of: location, logger: logger) {
                     return PostgresPrimary(
                         location: location, configurations: configurations, host: index, deadline: deadline,
-                        logger: logger)
+                        measure: StoreMeasure(observer: observer), logger: logger)
                 }
                 refusals.append(PrimaryProbe.refusal(endpoint, of: location))
             } catch {
@@ -65,8 +67,9 @@ final class PostgresPrimary: Sendable {
 
     private init(
         location: PostgresLocation, configurations: [PostgresClient.Configuration], host: Int, deadline: Duration,
-        logger: Logger
+        measure: StoreMeasure, logger: Logger
     ) {
+        self.measure = measure
         self.location = location
         self.configurations = configurations
         self.deadline = deadline
@@ -83,24 +86,42 @@ final class PostgresPrimary: Sendable {
     var host: String { PostgresLocation.describe(location.endpoints[state.withLock { $0.current.host }]) }
 
     /// The operation on the current host's pool within the store's deadline, its failure said for an operator (never
-    /// the query's values) and, where it suggests the primary was lost, a search begun.
-    func run<Value: Sendable>(_ operation: @escaping @Sendable (PostgresClient) async throws -> Value) async throws
-        -> Value
+    /// the query's values) and, where it suggests the primary was lost, a search begun; measured as `kind` for the
+    /// store's observer, its failure's kind read from the error as it came.
+    func run<Value: Sendable>(
+        _ kind: StoreOperation, _ operation: @escaping @Sendable (PostgresClient) async throws -> Value
+    ) async throws -> Value {
+        do {
+            return try await measure.run(kind, classify: { ($0 as? MeasuredFailure)?.failure }) {
+                try await attempt(operation)
+            }
+        } catch let error as MeasuredFailure {
+            throw error.error
+        }
+    }
+
+    private func attempt<Value: Sendable>(_ operation: @escaping @Sendable (PostgresClient) async throws -> Value)
+        async throws -> Value
     {
         let (client, noneFound) = state.withLock { ($0.current.client, $0.noneFound) }
-        if noneFound { throw RegistryStoreError("no PostgreSQL host takes the registry's writes now") }
+        if noneFound {
+            throw MeasuredFailure(
+                .unavailable, RegistryStoreError("no PostgreSQL host takes the registry's writes now"))
+        }
         do {
             return try await withDeadline(deadline) {
                 do {
                     return try await operation(client)
                 } catch {
                     if PrimaryLoss.suspected(error) { self.lost(client, because: error) }
-                    throw RegistryStoreError(PostgresFailure.describe(error))
+                    throw MeasuredFailure(
+                        PostgresFailure.kind(error), RegistryStoreError(PostgresFailure.describe(error)))
                 }
             }
         } catch let error as DeadlineExceeded {
             lost(client, because: error)
-            throw RegistryStoreError("PostgreSQL did not answer within \(deadline.components.seconds) s")
+            throw MeasuredFailure(
+                .timeout, RegistryStoreError("PostgreSQL did not answer within \(deadline.components.seconds) s"))
         }
     }
 
@@ -177,5 +198,17 @@ final class PostgresPrimary: Sendable {
         _ = try? await withDeadline(deadline) {
             for pool in pools { await pool.value }
         }
+    }
+}
+
+/// An operation's failure as the store says it, with the kind its observer counts (nil: the store's own refusal).
+/// It goes no further than `PostgresPrimary.run`, which throws the error alone.
+private struct MeasuredFailure: Error {
+    let failure: StoreFailure?
+    let error: RegistryStoreError
+
+    init(_ failure: StoreFailure?, _ error: RegistryStoreError) {
+        self.failure = failure
+        self.error = error
     }
 }

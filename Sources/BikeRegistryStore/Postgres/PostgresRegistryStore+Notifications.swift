@@ -13,6 +13,7 @@ extension PostgresRegistryStore {
         -> PendingNotification?
     {
         let rows = try await rows(
+            .write,
             """
             UPDATE notification SET nextAttemptAt = \(Self.seconds(heldUntil))
             WHERE id = (
@@ -29,6 +30,7 @@ extension PostgresRegistryStore {
 
     public func nextNotificationDue(busyTargets: Set<String>) async throws -> Date? {
         try await rows(
+            .read,
             """
             SELECT min(nextAttemptAt) FROM notification WHERE deliveredAt IS NULL AND abandonedAt IS NULL
                 AND NOT (target = ANY(\(Array(busyTargets))))

@@ -38,7 +38,8 @@ public final class PostgresRegistryStore: SQLRegistryStore {
     /// Finds a host that will do among the URL's and brings its schema up to date (`PostgresPrimary.open`), then
     /// starts its pool.
     static func open(
-        _ location: PostgresLocation, connections: Int, deadline: Duration = standardDeadline, logger: Logger
+        _ location: PostgresLocation, connections: Int, deadline: Duration = standardDeadline,
+        observer: (any StoreObserver)? = nil, logger: Logger
     ) async throws(RegistryStoreError) -> PostgresRegistryStore {
         if location.endpoints.count > 1, location.sessions == .any {
             logger.warning(
@@ -47,22 +48,23 @@ public final class PostgresRegistryStore: SQLRegistryStore {
         }
         return PostgresRegistryStore(
             primary: try await PostgresPrimary.open(
-                location, connections: connections, deadline: deadline, logger: logger),
+                location, connections: connections, deadline: deadline, observer: observer, logger: logger),
             logger: logger)
     }
 
     /// The host the store's operations go to now (`HOST:PORT`, or a socket's path).
-    public var primaryHost: String { primary.host }
+    public var primaryHost: String? { primary.host }
 
     public func close() async { await primary.close() }
 
-    /// A prepared statement outside a transaction (parsed and planned once per connection), its rows collected.
+    /// A prepared statement outside a transaction (parsed and planned once per connection), its rows collected: the
+    /// sightings' batch.
     /// A statement PostgreSQL rolled back whole to break a deadlock is run again, within the same deadline: on its
     /// own it is atomic, so running it again is exactly what was asked, and the other party has gone on.
     static func prepared<Statement: PostgresPreparedStatement>(
         _ statement: Statement, primary: PostgresPrimary, logger: Logger
     ) async throws -> [Statement.Row] where Statement.Row: Sendable {
-        try await primary.run { client in
+        try await primary.run(.sightingBatch) { client in
             while true {
                 do {
                     var rows: [Statement.Row] = []
@@ -76,9 +78,9 @@ public final class PostgresRegistryStore: SQLRegistryStore {
         }
     }
 
-    /// One statement outside a transaction, its rows collected.
-    func rows(_ query: PostgresQuery) async throws -> [PostgresRow] {
-        try await primary.run { [logger] client in try await client.query(query, logger: logger).collect() }
+    /// One statement outside a transaction, its rows collected; `kind` says whether it reads or writes.
+    func rows(_ kind: StoreOperation, _ query: PostgresQuery) async throws -> [PostgresRow] {
+        try await primary.run(kind) { [logger] client in try await client.query(query, logger: logger).collect() }
     }
 
     static func seconds(_ date: Date) -> Double { date.timeIntervalSince1970 }
@@ -91,6 +93,29 @@ enum PostgresFailure {
     /// deadlock_detected and serialization_failure: the statement was rolled back whole and nothing of it stays.
     static func isRolledBackToBeRunAgain(_ error: PSQLError) -> Bool {
         ["40P01", "40001"].contains(error.serverInfo?[.sqlState])
+    }
+
+    /// The kind of the database's failure, for the store's observer; nil for the store's own refusal (a
+    /// `RegistryStoreError` its transaction threw) and for a cancelled request.
+    static func kind(_ error: any Error) -> StoreFailure? {
+        switch error {
+        case is RegistryStoreError, is CancellationError:
+            return nil
+        case let error as PostgresTransactionError:
+            let inner = error.beginError ?? error.closureError ?? error.commitError ?? error.rollbackError
+            return inner.map(kind) ?? .other
+        case let error as PSQLError:
+            if PrimaryLoss.suspected(error) { return .unavailable }
+            switch error.serverInfo?[.sqlState] {
+            case .some(let state) where isRolledBackToBeRunAgain(error) || state.hasPrefix("40"): return .conflict
+            case .some(let state) where state.hasPrefix("23"): return .constraint
+            case .some(let state) where state.hasPrefix("53") || state.hasPrefix("58"): return .storage
+            case .some("57014"): return .timeout
+            default: return .other
+            }
+        default:
+            return PrimaryLoss.suspected(error) ? .unavailable : .other
+        }
     }
 
     static func describe(_ error: any Error) -> String {

@@ -1,3 +1,4 @@
+import BikeRegistryCore
 import Foundation
 import GRDB
 
@@ -7,40 +8,67 @@ import GRDB
 struct SQLiteDatabase: SQLDatabase {
     let pool: DatabasePool
     let ledger: CommitLedger?
+    /// Each operation told to the store's observer, if it has one.
+    var measure = StoreMeasure(observer: nil)
 
     var dialect: RegistrySchema.Dialect { .sqlite }
 
     func read(_ statement: SQL) async throws -> [SQLRow] {
-        try await pool.read { db in try Self.rows(statement, db) }
+        try await measure.run(.read, classify: Self.kind) {
+            try await pool.read { db in try Self.rows(statement, db) }
+        }
     }
 
     func write(_ statement: SQL) async throws -> [SQLRow] {
-        try await written { db in try Self.rows(statement, db) }
+        try await written(.write) { db in try Self.rows(statement, db) }
     }
 
     func snapshot<Result: Sendable>(_ body: @escaping @Sendable (any SQLConnection) async throws -> Result)
         async throws -> Result
     {
-        try await pool.read { db in
-            let connection = Connection(db: db)
-            return try CallingThreadExecutor.run { try await body(connection) }
+        try await measure.run(.snapshot, classify: Self.kind) {
+            try await pool.read { db in
+                let connection = Connection(db: db)
+                return try CallingThreadExecutor.run { try await body(connection) }
+            }
         }
     }
 
     func transaction<Result: Sendable>(_ body: @escaping @Sendable (any SQLConnection) async throws -> Result)
         async throws -> Result
     {
-        try await written { db in
+        try await written(.transaction) { db in
             let connection = Connection(db: db)
             return try CallingThreadExecutor.run { try await body(connection) }
         }
     }
 
     /// A write transaction, and the counts it leaves noted in the ledger once it has committed.
-    func written<Result: Sendable>(_ body: @escaping @Sendable (Database) throws -> Result) async throws -> Result {
-        let (result, counts) = try await pool.write { db in (try body(db), try CommitLedger.counts(db)) }
+    func written<Result: Sendable>(
+        _ kind: StoreOperation, _ body: @escaping @Sendable (Database) throws -> Result
+    ) async throws -> Result {
+        let (result, counts) = try await measure.run(kind, classify: Self.kind) {
+            try await pool.write { db in (try body(db), try CommitLedger.counts(db)) }
+        }
         ledger?.note(counts)
         return result
+    }
+
+    /// The kind of SQLite's failure, for the store's observer; nil for the store's own refusal (a
+    /// `RegistryStoreError` its transaction threw) and for a cancelled request.
+    static func kind(_ error: any Error) -> StoreFailure? {
+        switch error {
+        case is RegistryStoreError, is CancellationError: return nil
+        case let error as DatabaseError:
+            switch error.resultCode {
+            case .SQLITE_BUSY, .SQLITE_LOCKED: return .busy
+            case .SQLITE_CONSTRAINT: return .constraint
+            case .SQLITE_FULL, .SQLITE_IOERR, .SQLITE_CORRUPT, .SQLITE_NOTADB, .SQLITE_CANTOPEN, .SQLITE_READONLY:
+                return .storage
+            default: return .other
+            }
+        default: return .other
+        }
     }
 
     /// The statement's rows, its compiled form kept by the connection for the next time (the same text is compiled

@@ -19,13 +19,16 @@ public final class SQLiteRegistryStore: SQLRegistryStore {
     let database: SQLiteDatabase
 
     public var location: String { path }
+    public var primaryHost: String? { nil }
 
     /// - Parameter mode: the permissions the database and every file beside it (`-wal`, `-shm`, the commit ledger)
     ///   are created with, whatever the umask: they hold webhook secrets in clear. Files there already lose every
     ///   permission of other users (an operator's `station add` beside the service keeps the service's group).
-    public init(path: String, readers: Int = 5, mode: mode_t = 0o600, logger: Logger = Logger(label: "bike-registry"))
-        throws(RegistryStoreError)
-    {
+    ///   - observer: told of each operation (`serve --metrics-listen`).
+    public init(
+        path: String, readers: Int = 5, mode: mode_t = 0o600, observer: (any StoreObserver)? = nil,
+        logger: Logger = Logger(label: "bike-registry")
+    ) throws(RegistryStoreError) {
         self.path = path
         do {
             try Self.restrict(path, to: mode)
@@ -44,7 +47,7 @@ public final class SQLiteRegistryStore: SQLRegistryStore {
             throw RegistryStoreError("cannot open the registry database \(path): \(error)")
         }
         ledger = CommitLedger(databasePath: path, mode: mode)
-        database = SQLiteDatabase(pool: pool, ledger: ledger)
+        database = SQLiteDatabase(pool: pool, ledger: ledger, measure: StoreMeasure(observer: observer))
         checkNothingCommittedIsMissing(logger: logger)
     }
 
