@@ -84,7 +84,8 @@ import Glibc
         #expect(stat(backup, &status) == 0 && status.st_mode & 0o777 == 0o600)
         #expect(!FileManager.default.fileExists(atPath: backup + "-wal"), "one file, no -wal beside it")
         let header = try #require(FileManager.default.contents(atPath: backup)).prefix(20)
-        #expect(Array(header.suffix(2)) == [1, 1], "a rollback journal's file (WAL's is 2, 2): copied, it stays one file")
+        #expect(
+            Array(header.suffix(2)) == [1, 1], "a rollback journal's file (WAL's is 2, 2): copied, it stays one file")
         let held = try await DatabaseQueue(path: backup).read { db in
             Set(try String.fetchAll(db, sql: "SELECT id FROM sighting"))
         }

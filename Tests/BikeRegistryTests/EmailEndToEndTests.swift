@@ -61,16 +61,7 @@ struct EmailEndToEndTests {
         // The relay goes away for a minute; the station replays the café meanwhile.
         relay.stop()
         let outage = ContinuousClock.now
-        let keyFile = directory.file("api-key")
-        try "\(process.stationKey)\n".write(toFile: keyFile, atomically: true, encoding: .utf8)
-        try "".write(toFile: directory.file("empty.conf"), atomically: true, encoding: .utf8)
-        let station = try DaemonProcess(
-            [
-                "run", "--replay", EndToEndTests.capture, "--speed", "0", "--exit-when-drained", "--registry",
-                registry.baseURL, "--api-key-file", keyFile, "--state-dir", directory.file("state"),
-                "--control-socket", directory.file("control.sock"), "--station-id", "ace-cafe", "--latitude", "0",
-                "--longitude", "0", "--config", directory.file("empty.conf"),
-            ], logDirectory: directory.path, name: "beacond")
+        let station = try CafeStation.replay(to: registry.baseURL, key: process.stationKey, in: directory)
         #expect(await station.waitForExit(seconds: 120) == 0, "beacond:\n\(station.stderr)")
         let truth = try String(contentsOfFile: EndToEndTests.groundTruth, encoding: .utf8).split(separator: "\n").map {
             line -> [String: Any] in

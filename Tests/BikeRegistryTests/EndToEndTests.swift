@@ -37,18 +37,7 @@ import Testing
                             == 200)
                 }
 
-                let keyFile = directory.file("api-key")
-                try "\(key)\n".write(toFile: keyFile, atomically: true, encoding: .utf8)
-                try "".write(toFile: directory.file("empty.conf"), atomically: true, encoding: .utf8)
-                let station = try DaemonProcess(
-                    [
-                        "run", "--replay", Self.capture, "--speed", "0", "--exit-when-drained", "--registry",
-                        registry.baseURL,
-                        "--api-key-file", keyFile,
-                        "--state-dir", directory.file("state"), "--control-socket", directory.file("control.sock"),
-                        "--station-id", "ace-cafe",
-                        "--latitude", "0", "--longitude", "0", "--config", directory.file("empty.conf"),
-                    ], logDirectory: directory.path, name: "beacond")
+                let station = try CafeStation.replay(to: registry.baseURL, key: key, in: directory)
                 #expect(
                     await station.waitForExit(seconds: 120) == 0,
                     "beacond:\n\(station.stderr)\nregistry:\n\(server.stderr.suffix(6000))")

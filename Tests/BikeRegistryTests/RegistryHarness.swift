@@ -67,7 +67,7 @@ final class RegistryHarness: Sendable {
         let listening = AsyncStream.makeStream(of: Int.self)
         if let counted {
             configuration.metrics = counted
-            configuration.metricsListen = MetricsListen(host: "127.0.0.1", port: 0) { port in
+            configuration.metricsListen = MetricsListen(host: "127.0.0.1", port: 0, idleTimeout: .seconds(2)) { port in
                 listening.continuation.yield(port)
                 listening.continuation.finish()
             }

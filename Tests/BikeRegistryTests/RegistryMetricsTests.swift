@@ -203,6 +203,25 @@ import Testing
         }
     }
 
+    /// The listener serves a few connections at once, and lets an idle one go (2 s here, 30 s by default): clients
+    /// that open all its places and say nothing delay a scrape by that long, not for ever.
+    @Test func idleClientsHoldTheListenerNoLongerThanItsIdleTimeout() async throws {
+        let directory = try TemporaryDirectory("bike-registry-metrics-idle")
+        defer { directory.remove() }
+        let registry = try await RegistryHarness(.sqlite, directory: directory.path, metrics: true)
+        try await withTeardown({ await registry.stop() }) {
+            let port = try #require(registry.metricsPort)
+            let idle = try (0..<(MetricsListener.connections + 4)).map { _ in try RawConnection(port: port) }
+            let started = ContinuousClock.now
+            let page = try await registry.metricsPage()
+            #expect(page.contains("bike_registry_build_info"))
+            let waited = ContinuousClock.now - started
+            #expect(waited > .milliseconds(1_500), "its places were all taken: the scrape waited its turn")
+            #expect(waited < .seconds(10), "answered once the idle ones were let go")
+            #expect(await idle[0].closed(within: 5), "an idle connection is closed")
+        }
+    }
+
     /// The listener serves GET /metrics and nothing else, and is never the public one.
     @Test func theListenerServesTheMetricsAlone() async throws {
         let directory = try TemporaryDirectory("bike-registry-metrics-listener")

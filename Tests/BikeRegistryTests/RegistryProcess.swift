@@ -60,3 +60,20 @@ struct RegistryProcess {
         return key
     }
 }
+
+/// The real `beacond` replaying the café capture against a registry, as fast as it can, and exiting once every
+/// sighting is delivered (`--exit-when-drained`): a café's afternoon for the tests of the whole system.
+enum CafeStation {
+    static func replay(to registry: String, key: String, in directory: TemporaryDirectory) throws -> DaemonProcess {
+        let keyFile = directory.file("api-key")
+        try "\(key)\n".write(toFile: keyFile, atomically: true, encoding: .utf8)
+        try "".write(toFile: directory.file("empty.conf"), atomically: true, encoding: .utf8)
+        return try DaemonProcess(
+            [
+                "run", "--replay", EndToEndTests.capture, "--speed", "0", "--exit-when-drained", "--registry", registry,
+                "--api-key-file", keyFile, "--state-dir", directory.file("state"), "--control-socket",
+                directory.file("control.sock"), "--station-id", "ace-cafe", "--latitude", "0", "--longitude", "0",
+                "--config", directory.file("empty.conf"),
+            ], logDirectory: directory.path, name: "beacond")
+    }
+}

@@ -77,16 +77,7 @@ struct RegistryPrometheusTests {
                     try await registry.request(.PATCH, "/owner/bikes/\(bike.id)", bearer: bike.token, body: patch)
                         .status == 200)
             }
-            let keyFile = directory.file("api-key")
-            try "\(process.stationKey)\n".write(toFile: keyFile, atomically: true, encoding: .utf8)
-            try "".write(toFile: directory.file("empty.conf"), atomically: true, encoding: .utf8)
-            let station = try DaemonProcess(
-                [
-                    "run", "--replay", EndToEndTests.capture, "--speed", "0", "--exit-when-drained", "--registry",
-                    registry.baseURL, "--api-key-file", keyFile, "--state-dir", directory.file("state"),
-                    "--control-socket", directory.file("control.sock"), "--station-id", "ace-cafe", "--latitude", "0",
-                    "--longitude", "0", "--config", directory.file("empty.conf"),
-                ], logDirectory: directory.path, name: "beacond")
+            let station = try CafeStation.replay(to: registry.baseURL, key: process.stationKey, in: directory)
             #expect(await station.waitForExit(seconds: 120) == 0, "beacond:\n\(station.stderr)")
             let counts = try await testDatabase.settled()
             #expect(counts.owed == 0, "\(counts)")

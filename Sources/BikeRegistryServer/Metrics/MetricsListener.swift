@@ -12,11 +12,18 @@ import ServiceLifecycle
 public struct MetricsListen: Sendable {
     public var host: String
     public var port: Int
+    /// A connection with no request under way is closed after this: a Prometheus keeps its connection and asks
+    /// every 15 s, and a client that opens one and says nothing holds one of the listener's few places no longer.
+    public var idleTimeout: Duration
     public var onListening: @Sendable (Int) async -> Void
 
-    public init(host: String, port: Int, onListening: @escaping @Sendable (Int) async -> Void = { _ in }) {
+    public init(
+        host: String, port: Int, idleTimeout: Duration = .seconds(30),
+        onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) {
         self.host = host
         self.port = port
+        self.idleTimeout = idleTimeout
         self.onListening = onListening
     }
 }
@@ -74,7 +81,7 @@ enum MetricsListener {
         router.add(middleware: NotTheMetrics())
         return Application(
             router: router,
-            server: .http1(configuration: .init(idleTimeout: .seconds(30))),
+            server: .http1(configuration: .init(idleTimeout: TimeAmount(listen.idleTimeout))),
             configuration: .init(
                 address: .hostname(listen.host, port: listen.port), serverName: RegistryApplication.serverName,
                 availableConnectionsDelegate: MaximumAvailableConnections(connections)),
