@@ -54,6 +54,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         // bike-registry's owner pages: Mustache templates, which escape what they show.
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        // bike-registry: the stations' list gzip-compressed once per version (zlib), for stations that ask for it.
+        .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
     ],
     targets: [
         // libbluetooth (apt: libbluetooth-dev). Only BeaconCapture imports it.
@@ -132,6 +134,8 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                // The list's gzip inflated within a ratio (already under async-http-client): its errors, said plainly.
+                .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -235,6 +239,7 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "CompressNIO", package: "compress-nio"),
             ]
         ),
         // bike-registry's command line: serve, and the operator's station commands.
@@ -270,6 +275,7 @@ let package = Package(
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "CompressNIO", package: "compress-nio"),
             ]),
 
         .testTarget(name: "BikeRegistryCoreTests", dependencies: ["BikeRegistryCore"]),
@@ -331,6 +337,7 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "CompressNIO", package: "compress-nio"),
             ],
             path: "Tests/RegistryTestServer"
         ),

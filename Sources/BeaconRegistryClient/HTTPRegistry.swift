@@ -5,6 +5,7 @@ public import BeaconWire
 import DaemonSupport
 import NIOCore
 import NIOHTTP1
+import NIOHTTPCompression
 import NIOSSL
 
 /// The registry's REST API over AsyncHTTPClient (TLS certificates verified, connect and request timeouts,
@@ -25,7 +26,10 @@ public final class HTTPRegistry: Registry {
     }
 
     /// An HTTP client with beacond's settings: certificates verified against the system's trust store,
-    /// the configured connect timeout, no redirects followed (a registry that moves says so in its config).
+    /// the configured connect timeout, no redirects followed (a registry that moves says so in its config), and
+    /// answers taken gzip-compressed (`Accept-Encoding: deflate, gzip`), each inflated to at most
+    /// `inflationRatio` times what came: a few kilobytes that would inflate to the list's cap are refused as they
+    /// come, and the list's cap itself is counted on what they inflate to (`fetchMissing`).
     public static func makeHTTPClient(_ configuration: RegistryConfiguration) -> HTTPClient {
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.certificateVerification = .fullVerification
@@ -36,8 +40,13 @@ public final class HTTPRegistry: Registry {
                 tlsConfiguration: tls, redirectConfiguration: .disallow,
                 timeout: .init(
                     connect: .nanoseconds(configuration.connectTimeout.saturatingNanoseconds),
-                    read: .nanoseconds(configuration.requestTimeout.saturatingNanoseconds))))
+                    read: .nanoseconds(configuration.requestTimeout.saturatingNanoseconds)),
+                decompression: .enabled(limit: .ratio(inflationRatio))))
     }
+
+    /// The most a compressed answer may inflate: the registry's list compresses about 3 times with rotating beacons
+    /// and about 10 times with fixed ones (docs/performance-history.md); gzip can reach about 1,000.
+    public static let inflationRatio = 100
 
     public var displayName: String { RegistryAddress.redacted(base) }
 
@@ -163,6 +172,13 @@ public final class HTTPRegistry: Registry {
     /// An error in a few words, without URLs (which could carry the key).
     static func describe(_ error: any Error) -> String {
         switch error {
+        case let error as NIOHTTPDecompression.DecompressionError:
+            if case .limit = error {
+                return "refused: its gzip inflates past \(inflationRatio) times its size (a compression bomb?)"
+            }
+            return "refused: its gzip does not inflate (\(error))"
+        case let error as NIOHTTPDecompression.ExtraDecompressionError:
+            return "refused: its gzip is \(error == .truncatedData ? "truncated" : "damaged") (\(error))"
         case let error as DeadlineExceeded:
             return "timed out: no whole answer within \(error.timeoutText)"
         case let error as HTTPClientError:

@@ -21,6 +21,8 @@ final class RegistrySnapshot: Service {
         var start: Int64?
         var end: Int64?
         var body: ByteBuffer
+        /// The same body gzip-compressed, made with it, for the stations that ask for it (`Accept-Encoding`).
+        var gzipped: ByteBuffer
         /// The listed rotating bikes by the identities listed for them (`RotatingListing.index`).
         var rotating: [UInt32: String] = [:]
 
@@ -117,12 +119,18 @@ final class RegistrySnapshot: Service {
     /// What the list held now weighs, for the metrics: its bytes as sent, and the rotating identities it lists.
     struct Held: Sendable {
         var bytes: Int
+        var gzippedBytes: Int
         var identities: Int
     }
 
     /// The list held now, if one has been encoded.
     func held() -> Held? {
-        state.withLock { state in state.list.map { Held(bytes: $0.body.readableBytes, identities: $0.rotating.count) } }
+        state.withLock { state in
+            state.list.map {
+                Held(
+                    bytes: $0.body.readableBytes, gzippedBytes: $0.gzipped.readableBytes, identities: $0.rotating.count)
+            }
+        }
     }
 
     /// The list's current version if it has been read; nil before the first read.
@@ -160,9 +168,10 @@ final class RegistrySnapshot: Service {
             }
             let task = Task { [encode] in
                 let identities = read.rotating.identities(at: time)
+                let body = try encode(read.bikes, identities)
                 return List(
-                    version: read.version, start: start, end: read.rotating.end(at: time),
-                    body: try encode(read.bikes, identities), rotating: RotatingListing.index(identities))
+                    version: read.version, start: start, end: read.rotating.end(at: time), body: body,
+                    gzipped: try GzipBody.compress(body), rotating: RotatingListing.index(identities))
             }
             state.encoding = (read.version, start, task)
             return .encoding(task)

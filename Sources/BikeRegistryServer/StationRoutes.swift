@@ -116,10 +116,16 @@ final class StationRoutes: Sendable {
         if let match = request.headers[.ifNoneMatch], Self.matches(match, list.etag) {
             return Response(status: .notModified, headers: [.eTag: list.etag])
         }
-        return Response(
-            status: .ok,
-            headers: [.contentType: "application/json", .eTag: list.etag, .cacheControl: "no-cache"],
-            body: .init(byteBuffer: list.body))
+        // gzip for a station that takes it, compressed once with the list (`RegistrySnapshot`): one ETag names both,
+        // since it names the list's version, whatever carries it.
+        var headers: HTTPFields = [
+            .contentType: "application/json", .eTag: list.etag, .cacheControl: "no-cache", .vary: "Accept-Encoding",
+        ]
+        guard GzipBody.accepted(request.headers[.acceptEncoding]) else {
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: list.body))
+        }
+        headers[.contentEncoding] = "gzip"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: list.gzipped))
     }
 
     /// Whether an If-None-Match list (`"a", "b"`, spaces around each) names `etag`. On bytes, as `bearer`.

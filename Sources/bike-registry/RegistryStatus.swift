@@ -80,7 +80,9 @@ extension RegistryStatus {
         primary = samples.first { $0.name == "bike_registry_store_primary" && $0.value == 1 }?.labels["host"]
         bikes = value("bike_registry_bikes").map { Int($0) }
         missingBikes = value("bike_registry_missing_bikes").map { Int($0) }
-        listBytes = value("bike_registry_station_list_bytes").map { Int($0) }
+        listBytes = samples.first {
+            $0.name == "bike_registry_station_list_bytes" && $0.labels["encoding"] == "identity"
+        }.map { Int($0.value) }
         var stations: [String: StationState] = [:]
         for sample in samples {
             let channel = sample.labels["channel"] ?? ""

@@ -92,6 +92,37 @@ import Testing
         }
     }
 
+    /// The list comes gzip-compressed when the station asks (it always does), and is inflated within a bound: a few
+    /// kilobytes that would inflate to 20 MiB are refused as they come, and so is a stream cut short; each says why,
+    /// and the set in use and the cache stay.
+    @Test func aCompressedListIsTakenAndABombOrATruncatedStreamIsRefused() async throws {
+        let server = RegistryServer()
+        try await server.start()
+        try await withTeardown({ await server.stop() }) {
+            server.requireKey(secretKey)
+            server.setBikes(Self.bikes)
+            let directory = try TemporaryDirectory()
+            defer { directory.remove() }
+            try await withRefresher(server, directory: directory) { rig in
+                #expect(await rig.refresher.refreshOnce(), "\(rig.refresher.status.lastError ?? "")")
+                #expect(server.listEncodings == ["gzip"], "asked for, and inflated")
+                #expect(rig.mailbox.latest.contains(region: 0, major: 1, minor: 7) && rig.mailbox.latest.count == 1)
+                let cached = try String(contentsOfFile: rig.cachePath, encoding: .utf8)
+                server.setBikes(#"[{"id":"b9","beaconMinor":9,"missing":true}]"#)
+                server.inject([.gzipBomb(inflated: 20 << 20), .truncatedGzip])
+                for expected in ["inflates past \(HTTPRegistry.inflationRatio) times", "truncated"] {
+                    #expect(await rig.refresher.refreshOnce() == false)
+                    let error = rig.refresher.status.lastError ?? ""
+                    #expect(error.contains(expected), "\(error)")
+                    #expect(rig.mailbox.latest.contains(region: 0, major: 1, minor: 7) && rig.mailbox.latest.count == 1)
+                    #expect(try String(contentsOfFile: rig.cachePath, encoding: .utf8) == cached, "the cache stays")
+                }
+                #expect(await rig.refresher.refreshOnce(), "the next good list is taken")
+                #expect(rig.mailbox.latest.contains(region: 0, major: 1, minor: 9))
+            }
+        }
+    }
+
     /// An answer that does not come, and one whose headers come at once and whose body then comes a byte every
     /// 50 ms (each read quick, the whole answer not for 50 s): each request ends at its deadline (300 ms) with an
     /// error, and the set in use stays.

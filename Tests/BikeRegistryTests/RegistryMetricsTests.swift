@@ -111,7 +111,9 @@ import Testing
                 (Self.value(page, "bike_registry_store_operation_duration_seconds_count", ["operation": "read"]) ?? 0)
                     > 0)
             #expect(Self.value(page, "bike_registry_store_errors_total", ["kind": "unavailable"]) == 0)
-            #expect((Self.value(page, "bike_registry_station_list_bytes") ?? 0) > 0)
+            let listed = Self.value(page, "bike_registry_station_list_bytes", ["encoding": "identity"]) ?? 0
+            let gzipped = Self.value(page, "bike_registry_station_list_bytes", ["encoding": "gzip"]) ?? 0
+            #expect(listed > 0 && gzipped > 0 && gzipped < listed, "\(listed), gzip \(gzipped)")
             #expect(Self.value(page, "bike_registry_build_info", ["version": "test"]) == 1)
             #expect(Self.value(page, "bike_registry_store_primary") == (store == .postgres ? 1 : nil))
             #expect(try PrometheusServer.checkMetrics(page) == "", "promtool check metrics")
@@ -198,6 +200,7 @@ import Testing
             #expect(
                 labels.isSubset(of: [
                     "version", "method", "route", "status", "outcome", "channel", "limit", "operation", "kind", "host",
+                    "encoding",
                     "station", "state", "le",
                 ]), "\(labels)")
         }

@@ -1,3 +1,4 @@
+import CompressNIO
 import HTTPTypes
 import Hummingbird
 import NIOCore
@@ -22,6 +23,10 @@ public final class RegistryServer: Sendable {
         case trickle(every: Duration, bytes: Int)
         /// No answer at all until `release()` or `stop()`: only the client's deadline ends the request.
         case unanswered
+        /// A gzip-compressed 200 of a few kilobytes that inflates to `inflated` bytes (a list's `[` and spaces).
+        case gzipBomb(inflated: Int)
+        /// The list gzip-compressed, its last bytes cut off (the length says so): a stream that ends early.
+        case truncatedGzip
     }
 
     public struct Received: Sendable, Equatable {
@@ -42,6 +47,7 @@ public final class RegistryServer: Sendable {
         /// Only `POST /sightings` fails at that rate; the bike list is always served.
         var failPostsOnly = false
         var faults: [Fault] = []
+        var listEncodings: [String] = []
         /// Every POST answered with this status (after the key check and recording nothing) until cleared.
         var everyPost: Int?
         /// Sighting ids answered this status once each (a registry that finds one sighting malformed).
@@ -203,6 +209,18 @@ public final class RegistryServer: Sendable {
                         try await Task.sleep(for: every)
                     }
                 })
+        case .gzipBomb(let inflated):
+            var text = ByteBuffer(string: "[" + String(repeating: " ", count: inflated))
+            return Response(
+                status: .ok, headers: [.contentType: "application/json", .contentEncoding: "gzip"],
+                body: .init(byteBuffer: (try? text.compress(with: .gzip())) ?? ByteBuffer()))
+        case .truncatedGzip:
+            var list = ByteBuffer(string: state.withLock { $0.bikesJSON })
+            var gzipped = (try? list.compress(with: .gzip())) ?? ByteBuffer()
+            gzipped.moveWriterIndex(to: gzipped.writerIndex - min(12, gzipped.readableBytes / 2))
+            return Response(
+                status: .ok, headers: [.contentType: "application/json", .contentEncoding: "gzip"],
+                body: .init(byteBuffer: gzipped))
         case .oversized(let bytes):
             let element = #"{"id":"x","beaconMinor":1,"missing":false},"#
             let json = "[" + String(repeating: element, count: bytes / element.utf8.count + 1) + "{}]"
@@ -221,10 +239,19 @@ public final class RegistryServer: Sendable {
         if request.headers[.ifNoneMatch] == etag {
             return Response(status: .notModified, headers: [.eTag: etag])
         }
-        return Response(
-            status: .ok, headers: [.contentType: "application/json", .eTag: etag, .lastModified: lastModified],
-            body: .init(byteBuffer: ByteBuffer(string: json)))
+        var headers: HTTPFields = [.contentType: "application/json", .eTag: etag, .lastModified: lastModified]
+        var body = ByteBuffer(string: json)
+        // gzip when the client takes it, as bike-registry does.
+        if request.headers[.acceptEncoding]?.contains("gzip") == true, let gzipped = try? body.compress(with: .gzip()) {
+            headers[.contentEncoding] = "gzip"
+            body = gzipped
+        }
+        state.withLock { $0.listEncodings.append(headers[.contentEncoding] ?? "identity") }
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: body))
     }
+
+    /// How each list answered 200 was encoded (`gzip` or `identity`), in order.
+    public var listEncodings: [String] { state.withLock { $0.listEncodings } }
 
     private func sighting(_ request: Request) async throws -> Response {
         let fault = await nextFault(request)

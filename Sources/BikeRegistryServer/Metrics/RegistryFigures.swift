@@ -39,7 +39,8 @@ struct RegistryFigures: Sendable {
         gauge(RegistryMetrics.storeConnections, Double(connections))
         if let primaryHost { gauge(RegistryMetrics.primary, 1, [("host", primaryHost)]) }
         if let list {
-            gauge(RegistryMetrics.listBytes, Double(list.bytes))
+            gauge(RegistryMetrics.listBytes, Double(list.bytes), [("encoding", "identity")])
+            gauge(RegistryMetrics.listBytes, Double(list.gzippedBytes), [("encoding", "gzip")])
             gauge(RegistryMetrics.listIdentities, Double(list.identities))
         }
         if let database {

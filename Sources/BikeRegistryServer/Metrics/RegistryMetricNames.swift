@@ -88,7 +88,8 @@ extension RegistryMetrics {
     }
     static var listBytes: MetricNameDescriptor {
         name(
-            "bike_registry_station_list_bytes", "Size of the stations' list as GET /bikes sends it now.")
+            "bike_registry_station_list_bytes",
+            "Size of the stations' list as GET /bikes sends it now, by encoding: identity, gzip.")
     }
     static var listIdentities: MetricNameDescriptor {
         name(
