@@ -64,11 +64,11 @@ public final class RegistryMetrics: Sendable {
     func expect(channels: [NotificationChannel], limits: [String]) {
         for channel in channels {
             for outcome in Self.deliveryOutcomes {
-                registry.makeCounter(
+                _ = registry.makeCounter(
                     descriptor: Self.notifications, labels: [("channel", channel.rawValue), ("outcome", outcome)])
             }
         }
-        for limit in limits { registry.makeCounter(descriptor: Self.limitRefusals, labels: [("limit", limit)]) }
+        for limit in limits { _ = registry.makeCounter(descriptor: Self.limitRefusals, labels: [("limit", limit)]) }
     }
 
     // MARK: Requests

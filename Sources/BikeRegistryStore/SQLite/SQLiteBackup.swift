@@ -1,5 +1,5 @@
 public import BikeRegistryCore
-public import Foundation
+import Foundation
 import GRDB
 
 #if canImport(Glibc)
