@@ -110,6 +110,10 @@ let package = Package(
         // What beacond and bike-registry share at their edges: sd_notify, the doorbell a worker waits on, the deadline
         // for a whole exchange, the release's version.
         .target(name: "DaemonSupport", dependencies: ["BeaconPOSIX"]),
+        // The stations' list as both programs hold it, and its changes from one version to another: what the registry
+        // works out and a station applies, with the checksum both compute. Pure; the one module besides DaemonSupport
+        // that beacond and bike-registry share, so the format is written once.
+        .target(name: "ListChanges"),
         // Pure bytes -> values: capture containers, HCI events, AD structures, iBeacon frames.
         // No I/O, no clock, no Foundation.
         .target(name: "BeaconWire"),
@@ -130,7 +134,7 @@ let package = Package(
         .target(
             name: "BeaconRegistryClient",
             dependencies: [
-                "BeaconEngine", "BeaconWire", "BeaconDelivery", "BeaconPOSIX", "DaemonSupport",
+                "BeaconEngine", "BeaconWire", "BeaconDelivery", "BeaconPOSIX", "DaemonSupport", "ListChanges",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -226,7 +230,7 @@ let package = Package(
         .target(
             name: "BikeRegistryServer",
             dependencies: [
-                "BikeRegistryCore", "BikeRegistryStore", "BikeRegistryMail", "DaemonSupport", "BeaconPOSIX",
+                "BikeRegistryCore", "BikeRegistryStore", "BikeRegistryMail", "DaemonSupport", "BeaconPOSIX", "ListChanges",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -279,6 +283,7 @@ let package = Package(
             ]),
 
         .testTarget(name: "BikeRegistryCoreTests", dependencies: ["BikeRegistryCore"]),
+        .testTarget(name: "ListChangesTests", dependencies: ["ListChanges"]),
         .testTarget(name: "BeaconWireTests", dependencies: ["BeaconWire", "BeaconTestSupport"]),
         .testTarget(
             name: "BeaconDaemonTests",
@@ -298,7 +303,7 @@ let package = Package(
         .testTarget(
             name: "BeaconRegistryClientTests",
             dependencies: [
-                "BeaconRegistryClient", "BeaconDelivery", "BeaconOutbox", "BeaconEngine", "BeaconWire",
+                "BeaconRegistryClient", "BeaconDelivery", "BeaconOutbox", "BeaconEngine", "BeaconWire", "ListChanges",
                 "BeaconTestSupport", "RegistryTestServer", "DaemonSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),

@@ -70,6 +70,13 @@ enum StatusText {
         }
         if missing.skipped > 0 { refresh.append("\(missing.skipped) entries skipped") }
         if !refresh.isEmpty { lines.append(row("", refresh.joined(separator: ", "))) }
+        if let changes = missing.changesApplied, let whole = missing.wholeLists, changes + whole > 0 {
+            lines.append(row("", "since start: \(whole) whole lists, \(changes) by their changes"))
+        }
+        if let refused = missing.changesRefused {
+            let when = missing.changesRefusedAt.flatMap(date).map { " (\(ago($0, now: now)))" } ?? ""
+            lines.append(row("", "whole list fetched\(when): \(shortened(refused, 48))"))
+        }
         if let error = missing.lastError { lines.append(row("", "last error: \(shortened(error, 56))")) }
         return lines
     }

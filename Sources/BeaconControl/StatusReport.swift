@@ -103,11 +103,23 @@ public struct StatusReport: Codable, Sendable, Equatable {
         public var skipped: Int
         /// How long the refresh under way has been waiting for the registry; nil between refreshes.
         public var askingSeconds: Double?
+        /// Lists taken whole since start, and lists followed by their changes (absent from an older daemon).
+        public var wholeLists: Int?
+        public var changesApplied: Int?
+        /// The last changes that did not add up to the registry's list, and when: the whole list was fetched then.
+        public var changesRefused: String?
+        public var changesRefusedAt: String?
 
         public init(
             size: Int, registry: String, source: String, ageSeconds: Double? = nil, lastRefresh: String? = nil,
-            nextRefresh: String? = nil, lastError: String? = nil, skipped: Int, askingSeconds: Double? = nil
+            nextRefresh: String? = nil, lastError: String? = nil, skipped: Int, askingSeconds: Double? = nil,
+            wholeLists: Int? = nil, changesApplied: Int? = nil, changesRefused: String? = nil,
+            changesRefusedAt: String? = nil
         ) {
+            self.wholeLists = wholeLists
+            self.changesApplied = changesApplied
+            self.changesRefused = changesRefused
+            self.changesRefusedAt = changesRefusedAt
             self.size = size
             self.registry = registry
             self.source = source

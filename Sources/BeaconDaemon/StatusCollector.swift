@@ -122,7 +122,9 @@ public struct StatusCollector: Sendable {
             ageSeconds: sync.fetchedAt.map { Double(wall - $0) / 1000 },
             lastRefresh: sync.lastSuccess.map(Self.iso),
             nextRefresh: sync.nextRefresh.map(Self.iso), lastError: sync.lastError, skipped: sync.skippedEntries,
-            askingSeconds: sync.requestStartedAt.map { Double(wall - $0) / 1000 })
+            askingSeconds: sync.requestStartedAt.map { Double(wall - $0) / 1000 }, wholeLists: sync.wholeLists,
+            changesApplied: sync.changesApplied, changesRefused: sync.changesRefused,
+            changesRefusedAt: sync.changesRefusedAt.map(Self.iso))
     }
 
     /// The queue as a whole (with the registry's delivery, as before sinks) and each sink's line alike.

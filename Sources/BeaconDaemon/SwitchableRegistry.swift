@@ -18,10 +18,10 @@ public final class SwitchableRegistry: Registry {
     /// Whichever registry is configured, it is the registry's line.
     public var id: SinkID { .registry }
 
-    public func fetchMissing(validators: CacheValidators?, regions: [BeaconRegion]) async throws(RegistryError)
-        -> RegistryFetch
+    public func fetchMissing(validators: CacheValidators?, regions: [BeaconRegion], recording: ListRecording?)
+        async throws(RegistryError) -> RegistryFetch
     {
-        try await current.withLock { $0 }.fetchMissing(validators: validators, regions: regions)
+        try await current.withLock { $0 }.fetchMissing(validators: validators, regions: regions, recording: recording)
     }
 
     public func deliver(_ sighting: OutgoingSighting) async -> DeliveryOutcome {

@@ -4,13 +4,18 @@ public import SystemPackage
 import Glibc
 #endif
 
-/// The two calls swift-system does not wrap, with its error type.
+/// The calls swift-system does not wrap, with its error type.
 public enum SystemCalls {
     public static func rename(_ from: FilePath, _ to: FilePath) throws(Errno) {
         let result = from.withPlatformString { source in
             to.withPlatformString { destination in Glibc.rename(source, destination) }
         }
         if result != 0 { throw Errno(rawValue: errno) }
+    }
+
+    /// unlink(2); a file that is not there is no error.
+    public static func remove(_ path: FilePath) throws(Errno) {
+        if path.withPlatformString({ Glibc.unlink($0) }) != 0, errno != ENOENT { throw Errno(rawValue: errno) }
     }
 
     /// fsync(2), retried on EINTR.

@@ -1,6 +1,7 @@
 public import BeaconEngine
 import BeaconPOSIX
 public import BeaconWire
+import ListChanges
 import SystemPackage
 
 #if canImport(FoundationEssentials)
@@ -29,18 +30,28 @@ public struct BikeCache: Sendable {
         public var fetchedAt: Int64
         /// Where it came from, key redacted.
         public var source: String
+        /// The list's checksum (`ListChecksum`) when the file holds the list whole, as the registry listed it
+        /// (version 2): the list its changes can be applied to. nil for a set written from the set (version 1).
+        public var checksum: String?
 
-        public init(set: MissingBikeSet, validators: CacheValidators, fetchedAt: Int64, source: String) {
+        public init(
+            set: MissingBikeSet, validators: CacheValidators, fetchedAt: Int64, source: String, checksum: String? = nil
+        ) {
             self.set = set
             self.validators = validators
             self.fetchedAt = fetchedAt
             self.source = source
+            self.checksum = checksum
         }
     }
 
-    /// The file is one JSON object (version 1, as beacond has always written it):
-    /// `{"version":1,"fetchedAt":…,"source":"…","validators":{…},"bikes":[{"id":…,"beaconMinor":…,"missing":true,…},…]}`.
-    static let version = 1
+    /// The file is one JSON object:
+    /// `{"version":2,"fetchedAt":…,"source":"…","validators":{…},"bikes":[{"id":…,"beaconMinor":…,"missing":true,…},…],"checksum":"…"}`.
+    /// Version 2 holds the registry's list whole (`ListFile`), every bike of every region, with its checksum; version
+    /// 1, as beacond wrote it before and still does for a list it did not read whole (the embedded registry's file),
+    /// holds the set's bikes, and no checksum. Both load.
+    static let version = 2
+    static let setVersion = 1
     static let limit = 64 * 1024 * 1024
 
     /// nil when there is no cache yet; throws when there is one that cannot be used. `progress` is told the bytes
@@ -76,12 +87,16 @@ public struct BikeCache: Sendable {
         }
         let decoder = JSONDecoder()
         guard let version = fields["version"].flatMap({ try? decoder.decode(Int.self, from: Data($0)) }),
-            version == Self.version,
+            version == Self.version || version == Self.setVersion,
             let fetchedAt = fields["fetchedAt"].flatMap({ try? decoder.decode(Int64.self, from: Data($0)) }),
             let source = fields["source"].flatMap({ try? decoder.decode(String.self, from: Data($0)) }),
             let validators = fields["validators"].flatMap({ try? decoder.decode(CacheValidators.self, from: Data($0)) })
         else { throw damaged }
-        return Contents(set: builder.build(), validators: validators, fetchedAt: fetchedAt, source: source)
+        let checksum =
+            version == Self.version
+            ? fields["checksum"].flatMap { try? decoder.decode(String.self, from: Data($0)) } : nil
+        return Contents(
+            set: builder.build(), validators: validators, fetchedAt: fetchedAt, source: source, checksum: checksum)
     }
 
     public func store(_ contents: Contents) throws(RegistryError) {
@@ -93,7 +108,7 @@ public struct BikeCache: Sendable {
         }
         do {
             try AtomicFile.write(to: path) { write in
-                var text = Array(#"{"version":\#(Self.version),"fetchedAt":\#(contents.fetchedAt),"source":"#.utf8)
+                var text = Array(#"{"version":\#(Self.setVersion),"fetchedAt":\#(contents.fetchedAt),"source":"#.utf8)
                 JSONText.appendString(contents.source, to: &text)
                 text += Array(#","validators":"#.utf8) + header + Array(#","bikes":["#.utf8)
                 var first = true
@@ -140,6 +155,47 @@ public struct BikeCache: Sendable {
 
 /// JSON string literals, written by hand for the cache's streaming writer.
 enum JSONText {
+    /// A bike as the registry lists it (`ListedEntry`'s JSON, docs/registry-api.yaml's Bike), the fields beacond
+    /// uses and no more.
+    static func append(_ entry: ListedEntry, to text: inout [UInt8]) {
+        text += Array(#"{"id":"#.utf8)
+        appendString(entry.id, to: &text)
+        if let uuid = entry.uuid {
+            text += Array(#","beaconUUID":"#.utf8)
+            appendString(uuid, to: &text)
+        }
+        if entry.isRotating {
+            text += Array(#","beaconIdentities":["#.utf8)
+            for (position, identity) in entry.identities.enumerated() {
+                text += Array("\(position == 0 ? "" : ",")[\(identity >> 16),\(identity & 0xFFFF)]".utf8)
+            }
+            text.append(UInt8(ascii: "]"))
+        } else {
+            if let major = entry.major { text += Array(#","beaconMajor":\#(major)"#.utf8) }
+            text += Array(#","beaconMinor":\#(entry.minor)"#.utf8)
+        }
+        text += Array(#","missing":true"#.utf8)
+        for (name, value) in [("make", entry.make), ("model", entry.model), ("colour", entry.colour)] {
+            guard let value else { continue }
+            text += Array(",\"\(name)\":".utf8)
+            appendString(value, to: &text)
+        }
+        text.append(UInt8(ascii: "}"))
+    }
+
+    /// `{"etag":…,"lastModified":…}`, each only when there is one.
+    static func appendValidators(_ validators: CacheValidators, to text: inout [UInt8]) {
+        text.append(UInt8(ascii: "{"))
+        var first = true
+        for (name, value) in [("etag", validators.etag), ("lastModified", validators.lastModified)] {
+            guard let value else { continue }
+            text += Array("\(first ? "" : ",")\"\(name)\":".utf8)
+            appendString(value, to: &text)
+            first = false
+        }
+        text.append(UInt8(ascii: "}"))
+    }
+
     static func appendString(_ string: String, to text: inout [UInt8]) {
         text.append(UInt8(ascii: "\""))
         for byte in string.utf8 {
@@ -176,8 +232,13 @@ enum AtomicFile {
             try? descriptor.close()
             throw error
         }
+        try commit(temporary, to: target)
+    }
+
+    /// A written and synced file put in `target`'s place: the rename, then the directory synced, since the rename
+    /// itself is durable only then.
+    static func commit(_ temporary: FilePath, to target: FilePath) throws {
         try SystemCalls.rename(temporary, target)
-        // The rename itself is durable only once the directory is synced.
         let directory = try FileDescriptor.open(
             target.removingLastComponent().isEmpty ? "." : target.removingLastComponent(), .readOnly)
         defer { try? directory.close() }

@@ -20,8 +20,9 @@ public final class FileRegistry: Registry {
 
     public var displayName: String { "file://" + bikesPath }
 
-    public func fetchMissing(validators: CacheValidators?, regions: [BeaconRegion]) async throws(RegistryError)
-        -> RegistryFetch
+    /// The file is read whole each time it changes; nothing is recorded (the cache keeps the set, version 1).
+    public func fetchMissing(validators: CacheValidators?, regions: [BeaconRegion], recording: ListRecording?)
+        async throws(RegistryError) -> RegistryFetch
     {
         let version: String
         do {
@@ -47,7 +48,7 @@ public final class FileRegistry: Registry {
         } catch {
             throw RegistryError(.file, "\(bikesPath): \(error)")
         }
-        return .list(builder.build(), validators: CacheValidators(etag: version))
+        return .list(builder.build(), validators: CacheValidators(etag: version), recorded: nil)
     }
 
     public var id: SinkID { .registry }

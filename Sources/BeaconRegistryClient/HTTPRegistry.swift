@@ -3,10 +3,17 @@ public import BeaconDelivery
 import BeaconEngine
 public import BeaconWire
 import DaemonSupport
+import ListChanges
 import NIOCore
 import NIOHTTP1
 import NIOHTTPCompression
 import NIOSSL
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// The registry's REST API over AsyncHTTPClient (TLS certificates verified, connect and request timeouts,
 /// answers capped in size). The API key never appears in what this type logs, returns or throws.
@@ -73,14 +80,18 @@ public final class HTTPRegistry: Registry {
         return (request, shown)
     }
 
-    public func fetchMissing(validators: CacheValidators?, regions: [BeaconRegion]) async throws(RegistryError)
-        -> RegistryFetch
+    public func fetchMissing(validators: CacheValidators?, regions: [BeaconRegion], recording: ListRecording?)
+        async throws(RegistryError) -> RegistryFetch
     {
         var (request, shown) = request("/bikes", query: [("missing", "true")])
         request.headers.add(name: "Accept", value: "application/json")
         if let etag = validators?.etag { request.headers.add(name: "If-None-Match", value: etag) }
         if let lastModified = validators?.lastModified {
             request.headers.add(name: "If-Modified-Since", value: lastModified)
+        }
+        // Only the changes since the list the cache holds whole, if the registry holds it too (RFC 3229): 226 then.
+        if let held = recording?.changesSince, held == validators?.etag {
+            request.headers.add(name: "A-IM", value: Self.changesManipulation)
         }
         // The answer is read as it arrives, piece by piece, into the set matching needs: neither the text nor a
         // decoded copy of it is ever held whole (docs/performance-history.md, "The bike list", has what holding it whole cost).
@@ -89,28 +100,17 @@ public final class HTTPRegistry: Registry {
             outcome = try await withDeadline(configuration.listTimeout) {
                 [client, timeout, request, maximum = configuration.maximumResponseBytes] in
                 let response = try await client.execute(request, timeout: timeout)
-                guard response.status == .ok || response.status.code == 203 else {
-                    return Answer.status(Int(response.status.code), response.status.reasonPhrase)
-                }
-                var reader = BikeListReader(shape: .answer)
-                var builder = MissingBikeSet.Builder(regions: regions)
-                var received = 0
-                do {
-                    for try await piece in response.body {
-                        received += piece.readableBytes
-                        guard received <= maximum else { return Answer.tooLarge }
-                        try piece.withUnsafeReadableBytes { bytes throws(BikeListError) in
-                            try reader.feed(bytes) { builder.add($0) }
-                        }
-                    }
-                    try reader.finish { builder.add($0) }
-                } catch let error as BikeListError {
-                    return Answer.notAList(error)
-                }
                 let validators = CacheValidators(
                     etag: response.headers.first(name: "ETag"),
                     lastModified: response.headers.first(name: "Last-Modified"))
-                return Answer.set(builder.build(), validators)
+                if response.status.code == 226, response.headers.first(name: "IM") == Self.changesManipulation {
+                    return try await Self.changes(response, validators: validators, maximum: maximum)
+                }
+                guard response.status == .ok || response.status.code == 203 else {
+                    return Answer.status(Int(response.status.code), response.status.reasonPhrase)
+                }
+                return try await Self.list(
+                    response, validators: validators, regions: regions, recording: recording, maximum: maximum)
             }
         } catch {
             throw RegistryError(.transport, "GET \(shown): \(Self.describe(error))")
@@ -125,8 +125,79 @@ public final class HTTPRegistry: Registry {
                 .badAnswer, "GET \(shown): answer larger than \(configuration.maximumResponseBytes) bytes")
         case .notAList(let error):
             throw RegistryError(.badAnswer, "GET \(shown): \(error)")
-        case .set(let set, let validators):
-            return .list(set, validators: validators)
+        case .notChanges(let reason):
+            throw RegistryError(.badAnswer, "GET \(shown): changes that cannot be read: \(reason)")
+        case .set(let set, let validators, let recorded):
+            return .list(set, validators: validators, recorded: recorded)
+        case .changes(let changes, let validators):
+            return .changes(changes, validators: validators)
+        }
+    }
+
+    /// RFC 3229's instance manipulation the registry does: the list's changes (docs/registry-api.yaml, ListChanges).
+    static let changesManipulation = "bike-changes"
+
+    /// A whole list, into the set and, when recording, into the cache's next version: a list the cache cannot take
+    /// (a full disk) is still the set's, recorded nowhere.
+    private static func list(
+        _ response: HTTPClientResponse, validators: CacheValidators, regions: [BeaconRegion],
+        recording: ListRecording?, maximum: Int
+    ) async throws -> Answer {
+        var reader = BikeListReader(shape: .answer)
+        var builder = MissingBikeSet.Builder(regions: regions)
+        var file = recording.flatMap { recording in
+            try? recording.cache.newList(
+                validators: validators, fetchedAt: recording.fetchedAt, source: recording.source)
+        }
+        func take(_ item: BikeListReader.Item) {
+            builder.add(item)
+            // The list as the set would have it: a bike listed as not missing is no bike of the list.
+            guard let recorded = file, case .entry(let entry) = item, entry.missing else { return }
+            do throws(RegistryError) { try recorded.add(ListedEntry(entry)) } catch {
+                recorded.abandon()
+                file = nil
+            }
+        }
+        var received = 0
+        do {
+            for try await piece in response.body {
+                received += piece.readableBytes
+                guard received <= maximum else {
+                    file?.abandon()
+                    return Answer.tooLarge
+                }
+                try piece.withUnsafeReadableBytes { bytes throws(BikeListError) in try reader.feed(bytes, take) }
+            }
+            try reader.finish(take)
+        } catch let error as BikeListError {
+            file?.abandon()
+            return Answer.notAList(error)
+        } catch {
+            file?.abandon()
+            throw error
+        }
+        if let recorded = file, (try? recorded.finish()) == nil {
+            recorded.abandon()
+            file = nil
+        }
+        return Answer.set(builder.build(), validators, file)
+    }
+
+    /// The changes since the list held (226), whole: small beside the list, and bounded by its cap.
+    private static func changes(_ response: HTTPClientResponse, validators: CacheValidators, maximum: Int)
+        async throws -> Answer
+    {
+        let body: ByteBuffer
+        do {
+            body = try await response.body.collect(upTo: maximum)
+        } catch is NIOTooManyBytesError {
+            return Answer.tooLarge
+        }
+        do {
+            return Answer.changes(
+                try JSONDecoder().decode(ListChanges.self, from: Data(body.readableBytesView)), validators)
+        } catch {
+            return Answer.notChanges("\(error)".prefix(200).description)
         }
     }
 
@@ -164,7 +235,9 @@ public final class HTTPRegistry: Registry {
         case status(Int, String)
         case tooLarge
         case notAList(BikeListError)
-        case set(MissingBikeSet, CacheValidators)
+        case notChanges(String)
+        case set(MissingBikeSet, CacheValidators, ListFile?)
+        case changes(ListChanges, CacheValidators)
     }
 
     private var timeout: TimeAmount { .nanoseconds(configuration.requestTimeout.saturatingNanoseconds) }

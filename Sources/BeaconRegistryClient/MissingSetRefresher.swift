@@ -2,6 +2,7 @@ public import BeaconEngine
 import BeaconPOSIX
 public import BeaconWire
 public import DaemonSupport
+public import ListChanges
 public import Logging
 import Synchronization
 
@@ -26,6 +27,8 @@ public final class MissingSetRefresher<C: Clock>: Sendable where C.Duration == D
         var validators: CacheValidators?
         /// The registry the validators came from: another one's (after a reload changed it) are not sent.
         var validatorsFrom: String?
+        /// The ETag of the list the cache holds whole (version 2), which the next refresh asks the changes since.
+        var heldWhole: String?
         var policy: RefreshPolicy
     }
 
@@ -85,6 +88,7 @@ public final class MissingSetRefresher<C: Clock>: Sendable where C.Duration == D
             state.withLock { state in
                 state.validators = contents.validators
                 state.validatorsFrom = source
+                state.heldWhole = contents.checksum == nil ? nil : contents.validators.etag
                 state.status.source = .cache
                 state.status.missing = set.count
                 state.status.fetchedAt = contents.fetchedAt
@@ -114,17 +118,25 @@ public final class MissingSetRefresher<C: Clock>: Sendable where C.Duration == D
 
     /// One refresh attempt; returns whether it succeeded.
     @discardableResult
-    public func refreshOnce() async -> Bool {
+    public func refreshOnce() async -> Bool { await refresh(askingChanges: true) }
+
+    /// A refresh, asking only the changes since the list the cache holds whole when `askingChanges` and there is
+    /// one; the whole list otherwise.
+    private func refresh(askingChanges: Bool) async -> Bool {
         let started = wallClock()
         let source = registry.displayName
-        let validators = state.withLock { state -> CacheValidators? in
+        let (validators, heldWhole) = state.withLock { state -> (CacheValidators?, String?) in
             state.status.lastAttempt = started
             state.status.requestStartedAt = started
-            return state.validatorsFrom == source ? state.validators : nil
+            return state.validatorsFrom == source ? (state.validators, state.heldWhole) : (nil, nil)
         }
         defer { state.withLock { $0.status.requestStartedAt = nil } }
+        let recording = cache.map { cache in
+            ListRecording(
+                cache: cache, changesSince: askingChanges ? heldWhole : nil, fetchedAt: started, source: source)
+        }
         do {
-            switch try await registry.fetchMissing(validators: validators, regions: regions) {
+            switch try await registry.fetchMissing(validators: validators, regions: regions, recording: recording) {
             case .notModified:
                 let now = wallClock()
                 state.withLock { state in
@@ -135,8 +147,10 @@ public final class MissingSetRefresher<C: Clock>: Sendable where C.Duration == D
                 }
                 logger.debug("bike list not modified")
                 return true
-            case .list(let set, let validators):
-                return take(set, validators: validators, from: source)
+            case .list(let set, let validators, let recorded):
+                return take(set, validators: validators, from: source, recorded: recorded)
+            case .changes(let changes, let validators):
+                return await apply(changes, validators: validators, from: source)
             }
         } catch {
             state.withLock { state in
@@ -153,12 +167,44 @@ public final class MissingSetRefresher<C: Clock>: Sendable where C.Duration == D
         }
     }
 
-    /// A new list from the registry: matched against from now on and cached, unless `RefreshPolicy` refuses it.
-    private func take(_ set: MissingBikeSet, validators: CacheValidators, from source: String) -> Bool {
+    /// The changes since the list the cache holds, applied to it (`BikeCache.applying`) and taken when the list they
+    /// make is the registry's (its checksum); otherwise said, in the log and `status`, and the whole list fetched.
+    private func apply(_ changes: ListChanges, validators: CacheValidators, from source: String) async -> Bool {
+        guard let cache else { return await refresh(askingChanges: false) }
+        let refused: String
+        do throws(RegistryError) {
+            let (set, file) = try cache.applying(
+                changes, regions: regions, validators: validators, fetchedAt: wallClock(), source: source)
+            if file.checksum.description == changes.checksum, file.checksum.count == changes.count {
+                return take(set, validators: validators, from: source, recorded: file, changed: true)
+            }
+            file.abandon()
+            refused =
+                "the changes to \(changes.version) did not add up (checksum \(file.checksum) of \(file.checksum.count) bikes, the registry's \(changes.checksum) of \(changes.count))"
+        } catch {
+            refused = "the changes to \(changes.version) could not be applied: \(error.message)"
+        }
+        let now = wallClock()
+        state.withLock { state in
+            state.heldWhole = nil
+            state.status.changesRefused = refused
+            state.status.changesRefusedAt = now
+        }
+        logger.error("\(refused); fetching the whole list")
+        return await refresh(askingChanges: false)
+    }
+
+    /// A new list from the registry, whole or by its changes: matched against from now on and cached (the list whole,
+    /// `recorded`, when the fetch wrote it; otherwise the set), unless `RefreshPolicy` refuses it.
+    private func take(
+        _ set: MissingBikeSet, validators: CacheValidators, from source: String, recorded: ListFile?,
+        changed: Bool = false
+    ) -> Bool {
         let statistics = set.statistics
         let note: String?
         switch RefreshPolicy.verdict(on: statistics, kept: mailbox.latest.count) {
         case .refuse(let reason):
+            recorded?.abandon()
             state.withLock { state in
                 state.status.lastError = reason
                 state.status.lastErrorStatus = nil
@@ -183,6 +229,8 @@ public final class MissingSetRefresher<C: Clock>: Sendable where C.Duration == D
         state.withLock { state in
             state.validators = validators
             state.validatorsFrom = source
+            state.heldWhole = nil
+            if changed { state.status.changesApplied += 1 } else { state.status.wholeLists += 1 }
             state.status.source = .registry
             state.status.missing = set.count
             state.status.skippedEntries = set.statistics.rejectedTotal
@@ -194,10 +242,15 @@ public final class MissingSetRefresher<C: Clock>: Sendable where C.Duration == D
             state.status.consecutiveFailures = 0
         }
         logger.info(
-            "missing bikes refreshed",
+            changed ? "missing bikes changed" : "missing bikes refreshed",
             metadata: ["bikes.missing": "\(set.count)", "bikes.skipped": "\(set.statistics.rejectedTotal)"])
         do {
-            try cache?.store(.init(set: set, validators: validators, fetchedAt: now, source: source))
+            if let recorded, let cache {
+                try cache.commit(recorded)
+                state.withLock { $0.heldWhole = validators.etag }
+            } else {
+                try cache?.store(.init(set: set, validators: validators, fetchedAt: now, source: source))
+            }
         } catch {
             logger.error("cannot write the bike cache", metadata: ["error": "\(error)"])
         }
@@ -279,6 +332,12 @@ public struct RegistrySyncStatus: Hashable, Sendable {
     public var requestStartedAt: Int64?
     /// Why the last list from the registry was not trusted (mostly unusable entries), while that stands.
     public var refusedList: String?
+    /// Lists taken whole from the registry since start, and lists followed by their changes.
+    public var wholeLists = 0
+    public var changesApplied = 0
+    /// The last changes that did not make the registry's list (its checksum), and when: the whole list was fetched.
+    public var changesRefused: String?
+    public var changesRefusedAt: Int64?
 
     public init(registry: String) { self.registry = registry }
 

@@ -23,9 +23,10 @@ struct RegistryParts {
         snapshot = RegistrySnapshot(
             database: database, interval: configuration.snapshotInterval, logger: logger,
             sealer: configuration.beaconKeys, now: configuration.now, events: configuration.events,
-            encode: { bikes, identities in
+            history: ListHistory(versions: configuration.listHistoryVersions, bytes: configuration.listHistoryBytes),
+            encode: { entries in
                 metrics?.listEncoded()
-                return try StationRoutes.encode(bikes, identities: identities)
+                return try StationList.encode(entries)
             })
         stations = StationRoutes(
             database: database,

@@ -63,6 +63,10 @@ public struct RegistryServerConfiguration: Sendable {
     /// How often the stations and the missing list kept in memory are checked against the database
     /// (`RegistrySnapshot`): a revoked key is refused within this.
     public var snapshotInterval: Duration = .milliseconds(250)
+    /// The lists served lately that a station may hold, for the changes since each (`ListHistory`): at most this
+    /// many (a day of a rotating beacon's 15-minute windows), and their entries at most this many bytes.
+    public var listHistoryVersions = 96
+    public var listHistoryBytes = 64 << 20
     /// The registration page's prefilled beacon UUID and major: FindMyBike's region, which beacond listens for.
     public var pageRegionUUID = "21EECF71-D5C7-4A00-9B90-27C94B5146EA"
     public var pageRegionMajor = 1

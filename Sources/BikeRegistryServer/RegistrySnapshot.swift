@@ -1,6 +1,7 @@
 import BikeRegistryCore
 import BikeRegistryStore
 import Foundation
+import ListChanges
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -25,6 +26,8 @@ final class RegistrySnapshot: Service {
         var gzipped: ByteBuffer
         /// The listed rotating bikes by the identities listed for them (`RotatingListing.index`).
         var rotating: [UInt32: String] = [:]
+        /// The entries the body lists, for the changes from an older list to this one (`ListHistory`).
+        var entries: [ListedEntry] = []
 
         var etag: String { StationRoutes.etag(version, start: start) }
 
@@ -67,7 +70,9 @@ final class RegistrySnapshot: Service {
     private let logger: Logger
     private let sealer: BeaconKeySealer?
     private let now: @Sendable () -> Date
-    private let encode: @Sendable ([MissingBike], [String: [[Int]]]) throws -> ByteBuffer
+    private let encode: @Sendable ([ListedEntry]) throws -> ByteBuffer
+    /// The lists served lately, and the changes from each to the current one.
+    let history: ListHistory
     private let events: RegistryEvents?
     private let state = Mutex(State())
     /// False only while the read held is of the current version and lists no rotating bike (set under `state`'s
@@ -77,8 +82,10 @@ final class RegistrySnapshot: Service {
     init(
         database: any RegistryStore, interval: Duration, logger: Logger, sealer: BeaconKeySealer? = nil,
         now: @escaping @Sendable () -> Date = { Date() }, events: RegistryEvents? = nil,
-        encode: @escaping @Sendable ([MissingBike], [String: [[Int]]]) throws -> ByteBuffer
+        history: ListHistory = ListHistory(),
+        encode: @escaping @Sendable ([ListedEntry]) throws -> ByteBuffer = StationList.encode
     ) {
+        self.history = history
         self.events = events
         self.database = database
         self.interval = interval
@@ -166,12 +173,15 @@ final class RegistrySnapshot: Service {
             if let encoding = state.encoding, encoding.version == read.version, encoding.start == start {
                 return .encoding(encoding.task)
             }
-            let task = Task { [encode] in
+            let task = Task { [encode, history] in
                 let identities = read.rotating.identities(at: time)
-                let body = try encode(read.bikes, identities)
-                return List(
+                let entries = StationList.entries(read.bikes, identities: identities)
+                let body = try encode(entries)
+                let list = List(
                     version: read.version, start: start, end: read.rotating.end(at: time), body: body,
-                    gzipped: try GzipBody.compress(body), rotating: RotatingListing.index(identities))
+                    gzipped: try GzipBody.compress(body), rotating: RotatingListing.index(identities), entries: entries)
+                history.hold(list)
+                return list
             }
             state.encoding = (read.version, start, task)
             return .encoding(task)

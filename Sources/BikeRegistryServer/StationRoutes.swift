@@ -116,16 +116,62 @@ final class StationRoutes: Sendable {
         if let match = request.headers[.ifNoneMatch], Self.matches(match, list.etag) {
             return Response(status: .notModified, headers: [.eTag: list.etag])
         }
-        // gzip for a station that takes it, compressed once with the list (`RegistrySnapshot`): one ETag names both,
-        // since it names the list's version, whatever carries it.
-        var headers: HTTPFields = [
-            .contentType: "application/json", .eTag: list.etag, .cacheControl: "no-cache", .vary: "Accept-Encoding",
-        ]
-        guard GzipBody.accepted(request.headers[.acceptEncoding]) else {
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: list.body))
+        // The changes since the list the station holds, for one that takes them (RFC 3229's A-IM), when this server
+        // holds that list; the whole list otherwise.
+        if Self.takesChanges(request.headers[Self.acceptInstanceManipulation]),
+            let held = request.headers[.ifNoneMatch].flatMap(Self.single),
+            let changes = await snapshot.history.changes(from: held, to: list)
+        {
+            var headers = Self.listHeaders(list.etag)
+            headers[Self.instanceManipulation] = Self.changesManipulation
+            return Self.answer(
+                .init(code: 226, reasonPhrase: "IM Used"), headers: headers, body: changes.body,
+                gzipped: changes.gzipped, request: request)
         }
+        return Self.answer(
+            .ok, headers: Self.listHeaders(list.etag), body: list.body, gzipped: list.gzipped, request: request)
+    }
+
+    /// The list's answer, gzipped for a station that takes it (each compressed once, beside its encoding): one ETag
+    /// names both, since it names the list's version, whatever carries it.
+    private static func answer(
+        _ status: HTTPResponse.Status, headers: HTTPFields, body: ByteBuffer, gzipped: ByteBuffer, request: Request
+    ) -> Response {
+        guard GzipBody.accepted(request.headers[.acceptEncoding]) else {
+            return Response(status: status, headers: headers, body: .init(byteBuffer: body))
+        }
+        var headers = headers
         headers[.contentEncoding] = "gzip"
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: list.gzipped))
+        return Response(status: status, headers: headers, body: .init(byteBuffer: gzipped))
+    }
+
+    private static func listHeaders(_ etag: String) -> HTTPFields {
+        [
+            .contentType: "application/json", .eTag: etag, .cacheControl: "no-cache",
+            .vary: "Accept-Encoding, A-IM",
+        ]
+    }
+
+    /// RFC 3229's request and answer headers, and the one instance manipulation the registry does: the list's
+    /// changes (docs/registry-api.yaml, ListChanges).
+    static let acceptInstanceManipulation = HTTPField.Name("A-IM")!
+    static let instanceManipulation = HTTPField.Name("IM")!
+    static let changesManipulation = "bike-changes"
+
+    /// Whether `A-IM` names the list's changes (a comma-separated list; parameters after `;` ignored).
+    static func takesChanges(_ header: String?) -> Bool {
+        guard let header else { return false }
+        return header.split(separator: ",").contains { part in
+            part.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() == changesManipulation
+        }
+    }
+
+    /// The one ETag an If-None-Match names, or nil for a list of several (the changes are from one list).
+    static func single(_ header: String) -> String? {
+        let parts = header.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        guard parts.count == 1, let etag = parts.first, etag.count >= 2, etag.hasPrefix("\""), etag.hasSuffix("\"")
+        else { return nil }
+        return etag
     }
 
     /// Whether an If-None-Match list (`"a", "b"`, spaces around each) names `etag`. On bytes, as `bearer`.
@@ -137,24 +183,6 @@ final class StationRoutes: Sendable {
             if trimmed[...last].elementsEqual(etag.utf8) { return true }
         }
         return false
-    }
-
-    /// `GET /bikes`'s body, encoded once per version of the list (`RegistrySnapshot`) and, with rotating bikes,
-    /// once per window: each missing rotating bike with its identities of the moment (`RotatingListing.identities`).
-    /// A rotating bike whose key the server cannot open is left out (`RotatingListing.unopened`): its entry would
-    /// match nothing.
-    static func encode(_ bikes: [MissingBike], identities rotating: [String: [[Int]]]) throws -> ByteBuffer {
-        let listed = bikes.compactMap { bike -> ListedBike? in
-            var listed = ListedBike(
-                id: bike.id, beaconUUID: bike.uuid, beaconMajor: bike.major, beaconMinor: bike.minor, missing: true,
-                make: bike.make, model: bike.model, colour: bike.colour)
-            guard let beacon = bike.rotating else { return listed }
-            guard let identities = rotating[bike.id] else { return nil }
-            listed.beaconUUID = beacon.uuid
-            listed.beaconIdentities = identities
-            return listed
-        }
-        return ByteBuffer(bytes: try JSONBody.encoder.encode(listed))
     }
 
     /// A sighting's post, its outcome counted for the metrics (`RegistryMetrics.SightingOutcome`): a 4xx is refused;
@@ -233,40 +261,6 @@ final class StationRoutes: Sendable {
         return Response(
             status: status, headers: [.contentType: "application/json"],
             body: .init(byteBuffer: ByteBuffer(string: json.text)))
-    }
-}
-
-/// An element of `GET /bikes` (docs/registry-api.yaml, Bike): what matching needs and what lets staff recognise it.
-struct ListedBike: Encodable {
-    var id: String
-    var beaconUUID: String
-    var beaconMajor: Int
-    var beaconMinor: Int
-    /// A rotating beacon's identities in its window, each [major, minor]; beaconMajor and beaconMinor are then left
-    /// out.
-    var beaconIdentities: [[Int]]?
-    var missing: Bool
-    var make: String
-    var model: String
-    var colour: String
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: AnyKey.self)
-        func put(_ value: some Encodable, _ name: String) throws {
-            try container.encode(value, forKey: AnyKey(stringValue: name))
-        }
-        try put(id, "id")
-        try put(beaconUUID, "beaconUUID")
-        if let beaconIdentities {
-            try put(beaconIdentities, "beaconIdentities")
-        } else {
-            try put(beaconMajor, "beaconMajor")
-            try put(beaconMinor, "beaconMinor")
-        }
-        try put(missing, "missing")
-        try put(make, "make")
-        try put(model, "model")
-        try put(colour, "colour")
     }
 }
 

@@ -166,6 +166,15 @@ struct Serve: AsyncParsableCommand {
                 """))
     var drainDelay = DurationArgument(seconds: 5, "5s")
     @Option(help: "Connections served at once.") var maxConnections = 8_192
+    @Option(
+        help: ArgumentHelp(
+            "Lists served lately that a station may hold and be sent only the changes since.",
+            discussion: """
+                A station that holds an older list is sent the whole list. 96 is a day of rotating beacons' 15-minute \
+                windows. Each list held costs about its entries' bytes (--list-history-bytes bounds them all).
+                """))
+    var listHistory = 96
+    @Option(help: "Megabytes the lists held for their changes may take.") var listHistoryMegabytes = 64
     @Option(help: "Notifications delivered at once; one endpoint holds at most one.") var deliveryLanes = 16
     @Option(help: "One delivery's whole deadline: lookup, connection, answer and its body.")
     var deliveryTimeout = DurationArgument(seconds: 15, "15s")
@@ -232,7 +241,8 @@ struct Serve: AsyncParsableCommand {
             ("--idle-timeout", idleTimeout.seconds, 1...86_400),
             ("--delivery-timeout", deliveryTimeout.seconds, 1...600),
             ("--missing-lapse", missingLapse.seconds, 1...3_650 * 86_400),
-            ("--drain-delay", drainDelay.seconds, 0...600),
+            ("--drain-delay", drainDelay.seconds, 0...600), ("--list-history", listHistory, 1...10_000),
+            ("--list-history-megabytes", listHistoryMegabytes, 1...65_536),
         ] where !range.contains(value) {
             throw ValidationError("\(name) is \(range.lowerBound) to \(range.upperBound)")
         }
@@ -270,6 +280,8 @@ struct Serve: AsyncParsableCommand {
         configuration.beaconLookupsPerMinuteTotal = beaconLookupsPerMinuteTotal
         configuration.abuseReportsPerDayTotal = abuseReportsPerDayTotal
         configuration.mailLinksPerMinute = mailLinksPerMinute
+        configuration.listHistoryVersions = listHistory
+        configuration.listHistoryBytes = listHistoryMegabytes << 20
     }
 
     func run() async throws {

@@ -27,7 +27,7 @@ import Testing
         .jsonLines.map { $0["sightingId"] as? String ?? "" }
         #expect(expected.count == 20)
         guard
-            case .list(let set, _) = try await FileRegistry(bikes: Self.bikes, sightings: "/dev/null").fetchMissing(
+            case .list(let set, _, _) = try await FileRegistry(bikes: Self.bikes, sightings: "/dev/null").fetchMissing(
                 validators: nil, regions: [.findMyBike])
         else {
             Issue.record("no list")

@@ -6,6 +6,8 @@ import BeaconRegistryClient
 import BeaconTestSupport
 import BeaconWire
 import Foundation
+import ListChanges
+import Logging
 import RegistryTestServer
 import Testing
 
@@ -30,7 +32,7 @@ import Testing
     func withRefresher(
         _ server: RegistryServer, directory: TemporaryDirectory, base: String? = nil,
         requestDeadline: Duration = .seconds(30), connectDeadline: Duration = .seconds(30),
-        _ body: (Rig) async throws -> Void
+        logger given: Logger? = nil, _ body: (Rig) async throws -> Void
     ) async throws {
         var configuration = httpConfiguration(server)
         configuration.connectTimeout = connectDeadline
@@ -39,7 +41,8 @@ import Testing
         if let base { configuration.location = .http(base: base) }
         let client = HTTPRegistry.makeHTTPClient(configuration)
         let mailbox = MissingSetMailbox(MissingBikeSet(regions: [.findMyBike]))
-        let (logger, handler) = capturingLogger()
+        let (captured, handler) = capturingLogger()
+        let logger = given ?? captured
         let cachePath = directory.file("missing-bikes.json")
         let refresher = MissingSetRefresher(
             registry: HTTPRegistry(configuration: configuration, client: client), cache: BikeCache(path: cachePath),
@@ -123,6 +126,62 @@ import Testing
         }
     }
 
+    /// Once the cache holds the list whole, the station asks for the changes since it (`A-IM`), applies them and checks
+    /// the list they make against the registry's checksum: right, they are taken; altered on the way, the station
+    /// says so (log and status) and fetches the whole list at once.
+    @Test func changesAreAppliedAndOnesThatDoNotAddUpFetchTheWholeList() async throws {
+        let server = RegistryServer()
+        try await server.start()
+        try await withTeardown({ await server.stop() }) {
+            server.requireKey(secretKey)
+            let first = #"[{"id":"b7","beaconMinor":7,"missing":true},{"id":"b8","beaconMinor":8,"missing":true}]"#
+            let second = #"[{"id":"b7","beaconMinor":7,"missing":true},{"id":"b9","beaconMinor":9,"missing":true}]"#
+            let third = #"[{"id":"b9","beaconMinor":9,"missing":true},{"id":"b10","beaconMinor":10,"missing":true}]"#
+            func entries(_ json: String) throws -> [ListedEntry] {
+                try JSONDecoder().decode([ListedEntry].self, from: Data(json.utf8))
+            }
+            let directory = try TemporaryDirectory()
+            defer { directory.remove() }
+            let (logger, handler) = capturingLogger()
+            try await withRefresher(server, directory: directory, logger: logger) { rig in
+                server.setBikes(first)
+                #expect(await rig.refresher.refreshOnce())
+                #expect(server.instanceManipulations == [nil], "no list held whole yet: the whole list asked for")
+                let held = server.etag
+                server.setBikes(second)
+                let right = ListChanges.between(try entries(first), try entries(second), version: server.etag)
+                server.setChanges(from: held, body: String(decoding: try JSONEncoder().encode(right), as: UTF8.self))
+                #expect(await rig.refresher.refreshOnce(), "\(rig.refresher.status.lastError ?? "")")
+                #expect(server.instanceManipulations.last == "bike-changes")
+                #expect(server.listEncodings.count == 1, "taken by its changes, not whole")
+                #expect(rig.refresher.status.changesApplied == 1 && rig.refresher.status.changesRefused == nil)
+                #expect(rig.mailbox.latest.contains(region: 0, major: 1, minor: 9))
+                #expect(!rig.mailbox.latest.contains(region: 0, major: 1, minor: 8))
+
+                // The next changes altered on the way: an added bike's minor is not what the registry listed.
+                let heldNow = server.etag
+                server.setBikes(third)
+                var altered = ListChanges.between(try entries(second), try entries(third), version: server.etag)
+                altered.added[0].minor += 1
+                server.setChanges(
+                    from: heldNow, body: String(decoding: try JSONEncoder().encode(altered), as: UTF8.self))
+                #expect(await rig.refresher.refreshOnce(), "\(rig.refresher.status.lastError ?? "")")
+                let status = rig.refresher.status
+                #expect(status.changesRefused?.contains("did not add up") == true, "\(status.changesRefused ?? "")")
+                #expect(status.wholeLists == 2 && status.changesApplied == 1)
+                #expect(server.listEncodings.count == 2, "the whole list fetched at once")
+                #expect(Array(server.instanceManipulations.suffix(2)) == ["bike-changes", nil])
+                #expect(logText(handler).contains("did not add up"))
+                #expect(rig.mailbox.latest.contains(region: 0, major: 1, minor: 10) && rig.mailbox.latest.count == 2)
+                // And the cache is the registry's list, whole, again: the next changes apply.
+                let cached = try #require(try BikeCache(path: rig.cachePath).load(regions: [.findMyBike]))
+                var checksum = ListChecksum()
+                for entry in try entries(third) { checksum.add(entry) }
+                #expect(cached.checksum == checksum.description)
+            }
+        }
+    }
+
     /// An answer that does not come, and one whose headers come at once and whose body then comes a byte every
     /// 50 ms (each read quick, the whole answer not for 50 s): each request ends at its deadline (300 ms) with an
     /// error, and the set in use stays.
@@ -147,7 +206,7 @@ import Testing
                     #expect(took >= Self.deadline * 0.9, "the refresh took \(took)")
                     let error = rig.refresher.status.lastError ?? ""
                     #expect(error.contains("timed out"), "\(error)")
-                    #expect(rig.mailbox.latest.contains(region: 0, major: 1, minor: 7))
+                    #expect(rig.mailbox.latest.contains(region: 0, major: 1, minor: 7), "\(rig.mailbox.latest.bikes)")
                 }
             }
         }
@@ -355,7 +414,7 @@ import Testing
         try Data(Self.bikes.utf8).write(to: URL(fileURLWithPath: bikes))
         let registry = FileRegistry(bikes: bikes, sightings: out)
         guard
-            case .list(let list, let validators) = try await registry.fetchMissing(
+            case .list(let list, let validators, _) = try await registry.fetchMissing(
                 validators: nil, regions: [.findMyBike])
         else {
             Issue.record("expected a list")
@@ -368,7 +427,8 @@ import Testing
         }
         try Data(#"[{"id":"b9","beaconMinor":9,"missing":true}]"#.utf8).write(to: URL(fileURLWithPath: bikes))
         guard
-            case .list(let changed, _) = try await registry.fetchMissing(validators: validators, regions: [.findMyBike])
+            case .list(let changed, _, _) = try await registry.fetchMissing(
+                validators: validators, regions: [.findMyBike])
         else {
             Issue.record("a changed file should be re-read")
             return

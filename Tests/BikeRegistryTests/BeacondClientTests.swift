@@ -40,7 +40,7 @@ import Testing
                     latitude: 51.5, longitude: -0.12),
                 client: HTTPClient.shared)
             guard
-                case .list(let set, let validators) = try await registry.fetchMissing(
+                case .list(let set, let validators, _) = try await registry.fetchMissing(
                     validators: nil, regions: [.findMyBike])
             else {
                 Issue.record("no list")

@@ -34,7 +34,7 @@ import Testing
                     directory + "/registry.sqlite", connections: 2, logger: logger)
                 key = try await database.addStation(name: "Ace", latitude: 51.5, longitude: -0.2)
                 let snapshot = RegistrySnapshot(
-                    database: database, interval: .seconds(60), logger: logger, encode: StationRoutes.encode)
+                    database: database, interval: .seconds(60), logger: logger)
                 _ = try await snapshot.station(keyHash: Secrets.hash(key))
                 // The list served once, as a station's first refresh does: the shortcut answers for a list it holds.
                 etag = try await snapshot.list().etag

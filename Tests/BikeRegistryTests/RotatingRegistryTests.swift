@@ -323,9 +323,9 @@ import Testing
             let encodings = Mutex(0)
             let snapshot = RegistrySnapshot(
                 database: database, interval: .seconds(60), logger: logger, sealer: sealer, now: clock.read
-            ) { bikes, identities in
+            ) { entries in
                 encodings.withLock { $0 += 1 }
-                return try StationRoutes.encode(bikes, identities: identities)
+                return try StationList.encode(entries)
             }
             func refreshAll() async throws -> Set<String> {
                 try await withThrowingTaskGroup(of: String.self) { group in
@@ -354,8 +354,8 @@ import Testing
                     id: id, uuid: Self.region, period: 900, sealedKey: sealer.seal(key, beacon: id), clockOffset: 0))
         }
         let listing = RotatingListing(bikes, sealer: sealer)
-        let body = try StationRoutes.encode(
-            bikes, identities: listing.identities(at: Int64(Date().timeIntervalSince1970)))
+        let body = try StationList.encode(
+            StationList.entries(bikes, identities: listing.identities(at: Int64(Date().timeIntervalSince1970))))
         let entries = try #require(try JSONSerialization.jsonObject(with: Data(buffer: body)) as? [[String: Any]])
         #expect(entries.count == 1_000 && entries.allSatisfy { ($0["beaconIdentities"] as? [[Int]])?.count == 17 })
         #expect(body.readableBytes < 512 * 1_024, "\(body.readableBytes) bytes")

@@ -48,6 +48,8 @@ public final class RegistryServer: Sendable {
         var failPostsOnly = false
         var faults: [Fault] = []
         var listEncodings: [String] = []
+        var changes: [String: String] = [:]
+        var instanceManipulations: [String?] = []
         /// Every POST answered with this status (after the key check and recording nothing) until cleared.
         var everyPost: Int?
         /// Sighting ids answered this status once each (a registry that finds one sighting malformed).
@@ -101,6 +103,16 @@ public final class RegistryServer: Sendable {
             $0.version += 1
         }
     }
+
+    /// The current list's ETag (`"vN"`).
+    public var etag: String { "\"v\(state.withLock { $0.version })\"" }
+
+    /// What a station holding the list `etag` names is sent when it asks for the changes since (`A-IM:
+    /// bike-changes`): `body`, answered `226 IM Used` under the current list's ETag, however right or wrong it is.
+    public func setChanges(from etag: String, body: String) { state.withLock { $0.changes[etag] = body } }
+
+    /// Every `A-IM` the list's requests carried, in order (nil for none).
+    public var instanceManipulations: [String?] { state.withLock { $0.instanceManipulations } }
 
     public func requireKey(_ key: String?) { state.withLock { $0.apiKey = key } }
 
@@ -233,11 +245,22 @@ public final class RegistryServer: Sendable {
     private func bikes(_ request: Request) async -> Response {
         if let fault = await nextFault(request) { return await faultResponse(fault) }
         guard authorized(request) else { return Response(status: .unauthorized) }
-        let (json, version) = state.withLock { ($0.bikesJSON, $0.version) }
+        let asked = request.headers[HTTPField.Name("A-IM")!]
+        let held = request.headers[.ifNoneMatch]
+        let (json, version, changes) = state.withLock { state in
+            state.instanceManipulations.append(asked)
+            return (state.bikesJSON, state.version, held.flatMap { state.changes[$0] })
+        }
         let etag = "\"v\(version)\""
         let lastModified = "Sat, 01 Jun 2024 08:00:\(String(format2(version % 60))) GMT"
-        if request.headers[.ifNoneMatch] == etag {
+        if held == etag {
             return Response(status: .notModified, headers: [.eTag: etag])
+        }
+        if asked == "bike-changes", let changes {
+            return Response(
+                status: .init(code: 226, reasonPhrase: "IM Used"),
+                headers: [.contentType: "application/json", .eTag: etag, HTTPField.Name("IM")!: "bike-changes"],
+                body: .init(byteBuffer: ByteBuffer(string: changes)))
         }
         var headers: HTTPFields = [.contentType: "application/json", .eTag: etag, .lastModified: lastModified]
         var body = ByteBuffer(string: json)

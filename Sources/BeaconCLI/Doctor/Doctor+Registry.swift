@@ -31,9 +31,11 @@ extension Doctor {
         switch await askRegistry(base: base, key: key) {
         case .success(.notModified):
             answered = "answered 304 (the cached list is current)"
-        case .success(.list(let list, _)):
+        case .success(.list(let list, _, _)):
             answered = "answered with \(list.count) missing bikes"
             unmatchable = list.statistics.rotatingOutsideRegions
+        case .success(.changes):  // not asked for here (no recording), but an answer all the same
+            answered = "answered with the changes since the list held"
         case .failure(let error):
             switch error.code {
             case .status(401), .status(403):
