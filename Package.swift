@@ -280,6 +280,7 @@ let package = Package(
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "CompressNIO", package: "compress-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]),
 
         .testTarget(name: "BikeRegistryCoreTests", dependencies: ["BikeRegistryCore"]),

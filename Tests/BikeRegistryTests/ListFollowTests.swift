@@ -61,10 +61,12 @@ import Testing
     /// A registry on `clock` with the beacons' key file, bikes registered by their beacons (open) and rotating ones
     /// claimed by their codes, reports lapsing after 20 minutes of the clock.
     static func registry(
-        _ store: StoreKind, directory: String, clock: TestTime, sharing: TestDatabase? = nil,
+        _ store: StoreKind, directory: String, clock: TestTime, sharing: TestDatabase? = nil, metrics: Bool = false,
         configure: @escaping (inout RegistryServerConfiguration) -> Void = { _ in }
     ) async throws -> RegistryHarness {
-        try await RegistryHarness(store, directory: directory, sharing: sharing, registrationsPerMinute: 10_000) {
+        try await RegistryHarness(
+            store, directory: directory, sharing: sharing, registrationsPerMinute: 10_000, metrics: metrics
+        ) {
             $0.registrationsPerMinuteTotal = 10_000
             $0.now = clock.read
             $0.beaconKeys = try? BeaconKeySealer(keyFileText: RotatingRegistryTests.keyFile)
