@@ -127,6 +127,11 @@ public final class HTTPRegistry: Registry {
             throw RegistryError(.badAnswer, "GET \(shown): \(error)")
         case .notChanges(let reason):
             throw RegistryError(.badAnswer, "GET \(shown): changes that cannot be read: \(reason)")
+        case .changesTooLarge:
+            // Most of the list changed: the list itself, read as it comes, rather than its changes decoded whole.
+            var whole = recording
+            whole?.changesSince = nil
+            return try await fetchMissing(validators: validators, regions: regions, recording: whole)
         case .set(let set, let validators, let recorded):
             return .list(set, validators: validators, recorded: recorded)
         case .changes(let changes, let validators):
@@ -183,15 +188,19 @@ public final class HTTPRegistry: Registry {
         return Answer.set(builder.build(), validators, file)
     }
 
-    /// The changes since the list held (226), whole: small beside the list, and bounded by its cap.
+    /// The most the changes since a list may be: they are decoded whole, unlike a list, and a window's move of 10,000
+    /// rotating bikes is about 120 KB. Larger changes (most of the list replaced) are set aside for the whole list.
+    static let changesLimit = 2 << 20
+
+    /// The changes since the list held (226), whole: small beside the list, and bounded (`changesLimit`).
     private static func changes(_ response: HTTPClientResponse, validators: CacheValidators, maximum: Int)
         async throws -> Answer
     {
         let body: ByteBuffer
         do {
-            body = try await response.body.collect(upTo: maximum)
+            body = try await response.body.collect(upTo: min(maximum, changesLimit))
         } catch is NIOTooManyBytesError {
-            return Answer.tooLarge
+            return Answer.changesTooLarge
         }
         do {
             return Answer.changes(
@@ -236,6 +245,7 @@ public final class HTTPRegistry: Registry {
         case tooLarge
         case notAList(BikeListError)
         case notChanges(String)
+        case changesTooLarge
         case set(MissingBikeSet, CacheValidators, ListFile?)
         case changes(ListChanges, CacheValidators)
     }

@@ -178,6 +178,15 @@ import Testing
                 var checksum = ListChecksum()
                 for entry in try entries(third) { checksum.add(entry) }
                 #expect(cached.checksum == checksum.description)
+
+                // Changes larger than a station decodes whole (2 MiB): the whole list is asked for at once instead.
+                let heldLast = server.etag
+                server.setBikes(first)
+                server.setChanges(
+                    from: heldLast, body: #"{"padding":""# + String(repeating: "x", count: 3 << 20) + #""}"#)
+                #expect(await rig.refresher.refreshOnce(), "\(rig.refresher.status.lastError ?? "")")
+                #expect(rig.refresher.status.wholeLists == 3 && server.listEncodings.count == 3)
+                #expect(rig.mailbox.latest.contains(region: 0, major: 1, minor: 8))
             }
         }
     }
