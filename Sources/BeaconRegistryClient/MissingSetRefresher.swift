@@ -2,7 +2,7 @@ public import BeaconEngine
 import BeaconPOSIX
 public import BeaconWire
 public import DaemonSupport
-public import ListChanges
+import ListChanges
 public import Logging
 import Synchronization
 

@@ -19,18 +19,29 @@ public enum Secrets {
 
     /// Every station request hashes its key: hex by hand, as `String(format:)` per byte cost more than the hash.
     public static func hash(_ token: String) -> String {
-        hex(SHA256.hash(data: Data(token.utf8)))
+        var token = token
+        // Hashed from the string's own bytes: every station request hashes its key.
+        return token.withUTF8 { hex(SHA256.hash(data: UnsafeRawBufferPointer($0))) }
     }
 
-    public static func hex(_ bytes: some Sequence<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(64)
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
+    public static func hex(_ bytes: some Collection<UInt8>) -> String {
+        String(unsafeUninitializedCapacity: bytes.count * 2) { text in
+            var index = 0
+            for byte in bytes {
+                text[index] = digit(byte >> 4)
+                text[index + 1] = digit(byte & 0x0F)
+                index += 2
+            }
+            return index
         }
-        return String(decoding: text, as: UTF8.self)
+    }
+
+    static func hex(_ digest: some Digest) -> String {
+        digest.withUnsafeBytes { hex($0) }
+    }
+
+    private static func digit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
     }
 
     /// A short id from a random source: `prefix` and 16 hex digits.
@@ -40,7 +51,7 @@ public enum Secrets {
 
     /// A stable id for `parts` (the same parts give the same id): `prefix` and 24 hex digits of their SHA-256.
     package static func derivedID(prefix: String, _ parts: [String]) -> String {
-        prefix + hex(SHA256.hash(data: Data(parts.joined(separator: "\u{1f}").utf8)).prefix(12))
+        prefix + hex(Array(SHA256.hash(data: Data(parts.joined(separator: "\u{1f}").utf8)).prefix(12)))
     }
 
     private static func randomBytes(_ count: Int) -> [UInt8] {

@@ -28,6 +28,9 @@ final class ListHistory: Sendable {
         var bytes = 0
         /// The changes worked out, by the ETags they are from and to: only those to the newest list served are kept.
         var encoded: [String: Task<Encoded, any Error>] = [:]
+        /// Those of them whose work is done, smaller than the list they are to: what a refresh answered on the event
+        /// loop sends (`heldChanges`).
+        var ready: [String: Encoded] = [:]
         var encodedTo: String?
     }
 
@@ -69,18 +72,29 @@ final class ListHistory: Sendable {
             guard let from = state.held.last(where: { $0.etag == etag }) else { return nil }
             if state.encodedTo != list.etag {
                 state.encoded = [:]
+                state.ready = [:]
                 state.encodedTo = list.etag
             }
             let task = Task {
                 let changes = ListChanges.between(from.entries, list.entries, version: list.etag)
                 let body = ByteBuffer(bytes: try JSONBody.encoder.encode(changes))
-                return Encoded(body: body, gzipped: try GzipBody.compress(body))
+                let encoded = Encoded(body: body, gzipped: try GzipBody.compress(body))
+                if body.readableBytes < list.body.readableBytes {
+                    self.state.withLock { if $0.encodedTo == list.etag { $0.ready[key] = encoded } }
+                }
+                return encoded
             }
             state.encoded[key] = task
             return task
         }
         guard let task, let encoded = try? await task.value else { return nil }
         return encoded.body.readableBytes < list.body.readableBytes ? encoded : nil
+    }
+
+    /// The changes from the list `etag` names to `list` if they are encoded already and smaller than the list; nil
+    /// otherwise (`changes` works them out).
+    func heldChanges(from etag: String, to list: RegistrySnapshot.List) -> Encoded? {
+        state.withLock { $0.encodedTo == list.etag ? $0.ready[etag + " " + list.etag] : nil }
     }
 
     private static func size(_ entries: [ListedEntry]) -> Int {

@@ -28,14 +28,10 @@ public enum RegistryApplication {
             router: router,
             server: HTTPServerBuilder { responder in
                 GuardedHTTP1Channel(
-                    responder: responder, head: configuration.requestHeadTimeout, idle: configuration.idleTimeout
-                ) {
-                    [
-                        RefreshShortcut(
-                            routes: stations, date: date, serverName: Self.serverName, logger: logger,
-                            metrics: configuration.metrics)
-                    ]
-                }
+                    responder: responder, head: configuration.requestHeadTimeout, idle: configuration.idleTimeout,
+                    refreshes: EventLoopRefreshes(
+                        routes: stations, date: date, serverName: Self.serverName, logger: logger,
+                        metrics: configuration.metrics))
             },
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port), serverName: Self.serverName,

@@ -21,6 +21,8 @@ final class RegistrySnapshot: Service {
         /// When the rotating bikes' identities began and stop being the current ones; nil for a list without any.
         var start: Int64?
         var end: Int64?
+        /// Its ETag, made once with it: every refresh compares it (`StationRoutes.etag`).
+        var etag: String
         var body: ByteBuffer
         /// The same body gzip-compressed, made with it, for the stations that ask for it (`Accept-Encoding`).
         var gzipped: ByteBuffer
@@ -28,8 +30,6 @@ final class RegistrySnapshot: Service {
         var rotating: [UInt32: String] = [:]
         /// The entries the body lists, for the changes from an older list to this one (`ListHistory`).
         var entries: [ListedEntry] = []
-
-        var etag: String { StationRoutes.etag(version, start: start) }
 
         /// Whether this is the list at `version` for a request at `time`.
         func isCurrent(version: Int64, at time: @autoclosure () -> Int64) -> Bool {
@@ -150,13 +150,14 @@ final class RegistrySnapshot: Service {
         return state.withLock { $0.versions?.list } ?? 0
     }
 
-    /// The list's ETag if memory holds the current list for this moment; nil when `list()` must be asked.
-    func heldETag() -> String? {
+    /// The list to serve now if memory holds it for this moment, for a refresh answered from memory
+    /// (`StationRoutes.heldAnswer`); nil when `list()` must be asked.
+    func heldList() -> List? {
         state.withLock { state in
             guard let version = state.versions?.list, let list = state.list,
                 list.isCurrent(version: version, at: self.seconds())
             else { return nil }
-            return list.etag
+            return list
         }
     }
 
@@ -178,7 +179,8 @@ final class RegistrySnapshot: Service {
                 let entries = StationList.entries(read.bikes, identities: identities)
                 let body = try encode(entries)
                 let list = List(
-                    version: read.version, start: start, end: read.rotating.end(at: time), body: body,
+                    version: read.version, start: start, end: read.rotating.end(at: time),
+                    etag: StationRoutes.etag(read.version, start: start), body: body,
                     gzipped: try GzipBody.compress(body), rotating: RotatingListing.index(identities), entries: entries)
                 history.hold(list)
                 return list

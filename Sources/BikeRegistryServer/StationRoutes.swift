@@ -42,7 +42,7 @@ final class StationRoutes: Sendable {
 
     /// The station the request's key names; 401 for none, an unknown or a revoked key; 429 past the key's rate.
     private func station(_ request: Request, query: FlatDictionary<Substring, Substring>) async throws -> Station {
-        let keys = Self.keys(query: query, headers: request.headers)
+        let keys = Self.keys(query: query, authorization: request.headers[.authorization])
         guard !keys.isEmpty else {
             throw APIError.unauthorized("a station key is required, as ?key= or Authorization: Bearer")
         }
@@ -55,30 +55,49 @@ final class StationRoutes: Sendable {
 
     /// The keys a request sends: either way of sending one is accepted, and a request that sends both is let in by
     /// either.
-    static func keys(query: FlatDictionary<Substring, Substring>, headers: HTTPFields) -> [String] {
+    static func keys(query: FlatDictionary<Substring, Substring>, authorization: String?) -> [String] {
         var keys: [String] = []
         if let key = query["key"], !key.isEmpty { keys.append(String(key)) }
-        if let key = headers[.authorization].flatMap(Self.bearer), !key.isEmpty { keys.append(key) }
+        if let key = authorization.flatMap(Self.bearer), !key.isEmpty { keys.append(key) }
         return keys
     }
 
-    /// The ETag of a refresh that memory alone answers 304: its key names a station held in memory, `missing` is
-    /// well formed, and `If-None-Match` names the list's current version. The refresh is then counted against the
-    /// station's rate (checked last, so that a refresh the route answers is counted once) and noted. nil when the
-    /// route must answer: a 200, an error to explain, a key to look up in the database. Both the route and
-    /// `RefreshShortcut` (which answers on the connection's event loop, before the router) ask this.
-    func notModified(query: FlatDictionary<Substring, Substring>, headers: HTTPFields) -> String? {
-        guard let condition = headers[.ifNoneMatch], let etag = snapshot.heldETag() else { return nil }
-        if let missing = query["missing"], missing != "true" && missing != "false" { return nil }
-        guard Self.matches(condition, etag) else { return nil }
+    /// What memory alone answers a station's refresh with (`heldAnswer`).
+    enum HeldAnswer {
+        /// 304: the list's ETag.
+        case notModified(etag: String)
+        /// 226: the changes since the list the station holds, to the current list (its ETag).
+        case changes(etag: String, ListHistory.Encoded)
+    }
+
+    /// The answer to a refresh that memory alone gives: its key names a station held in memory, `missing` is well
+    /// formed, and `If-None-Match` names either the list's current version (304) or, with `changes` and `A-IM:
+    /// bike-changes`, a list whose changes to the current one are already encoded (226). The refresh is then counted
+    /// against the station's rate (checked last, so that a refresh the route answers is counted once) and noted. nil
+    /// when the route must answer: a 200, an error to explain, a key to look up in the database, changes to work out.
+    /// The route, `RefreshShortcut` and `RefreshFastPath` (which answer on the connection's event loop, before the
+    /// router) all ask this.
+    func heldAnswer(_ refresh: RefreshRequest, changes: Bool) -> HeldAnswer? {
+        guard let condition = refresh.ifNoneMatch, let list = snapshot.heldList() else { return nil }
+        if let missing = refresh.query["missing"], missing != "true" && missing != "false" { return nil }
+        let answer: HeldAnswer
+        if Self.matches(condition, list.etag) {
+            answer = .notModified(etag: list.etag)
+        } else if changes, Self.takesChanges(refresh.instanceManipulation), let held = Self.single(condition),
+            let encoded = snapshot.history.heldChanges(from: held, to: list)
+        {
+            answer = .changes(etag: list.etag, encoded)
+        } else {
+            return nil
+        }
         var found: Station?
-        for key in Self.keys(query: query, headers: headers) where found == nil {
+        for key in Self.keys(query: refresh.query, authorization: refresh.authorization) where found == nil {
             found = snapshot.heldStation(keyHash: Secrets.hash(key))
         }
         // A refusal is counted by the route, which looks again.
         guard let station = found, limiter.retryAfter(station.id, counting: false) == nil else { return nil }
-        refreshes.note(station, userAgent: headers[.userAgent])
-        return etag
+        refreshes.note(station, userAgent: refresh.userAgent)
+        return answer
     }
 
     /// The list's ETag at `version` and, for a list with rotating bikes, the moment its identities became the
@@ -102,7 +121,9 @@ final class StationRoutes: Sendable {
 
     private func bikes(_ request: Request) async throws -> Response {
         let query = request.uri.queryParameters
-        if let etag = notModified(query: query, headers: request.headers) {
+        if case .notModified(let etag) = heldAnswer(
+            RefreshRequest(query: query, headers: request.headers), changes: false)
+        {
             return Response(status: .notModified, headers: [.eTag: etag])
         }
         let station = try await station(request, query: query)
@@ -122,27 +143,26 @@ final class StationRoutes: Sendable {
             let held = request.headers[.ifNoneMatch].flatMap(Self.single),
             let changes = await snapshot.history.changes(from: held, to: list)
         {
-            var headers = Self.listHeaders(list.etag)
-            headers[Self.instanceManipulation] = Self.changesManipulation
-            return Self.answer(
-                .init(code: 226, reasonPhrase: "IM Used"), headers: headers, body: changes.body,
-                gzipped: changes.gzipped, request: request)
+            let (headers, body) = Self.sent(
+                Self.changesHeaders(list.etag), body: changes.body, gzipped: changes.gzipped,
+                acceptEncoding: request.headers[.acceptEncoding])
+            return Response(status: Self.imUsed, headers: headers, body: .init(byteBuffer: body))
         }
-        return Self.answer(
-            .ok, headers: Self.listHeaders(list.etag), body: list.body, gzipped: list.gzipped, request: request)
+        let (headers, body) = Self.sent(
+            Self.listHeaders(list.etag), body: list.body, gzipped: list.gzipped,
+            acceptEncoding: request.headers[.acceptEncoding])
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: body))
     }
 
-    /// The list's answer, gzipped for a station that takes it (each compressed once, beside its encoding): one ETag
-    /// names both, since it names the list's version, whatever carries it.
-    private static func answer(
-        _ status: HTTPResponse.Status, headers: HTTPFields, body: ByteBuffer, gzipped: ByteBuffer, request: Request
-    ) -> Response {
-        guard GzipBody.accepted(request.headers[.acceptEncoding]) else {
-            return Response(status: status, headers: headers, body: .init(byteBuffer: body))
-        }
+    /// The list's answer (or its changes'), gzipped for a station that takes it (each compressed once, beside its
+    /// encoding): one ETag names both, since it names the list's version, whatever carries it.
+    static func sent(
+        _ headers: HTTPFields, body: ByteBuffer, gzipped: ByteBuffer, acceptEncoding: String?
+    ) -> (HTTPFields, ByteBuffer) {
+        guard GzipBody.accepted(acceptEncoding) else { return (headers, body) }
         var headers = headers
         headers[.contentEncoding] = "gzip"
-        return Response(status: status, headers: headers, body: .init(byteBuffer: gzipped))
+        return (headers, gzipped)
     }
 
     private static func listHeaders(_ etag: String) -> HTTPFields {
@@ -152,26 +172,51 @@ final class StationRoutes: Sendable {
         ]
     }
 
+    /// The changes' headers: the list's, and the instance manipulation done.
+    static func changesHeaders(_ etag: String) -> HTTPFields {
+        var headers = listHeaders(etag)
+        headers[instanceManipulation] = changesManipulation
+        return headers
+    }
+
+    static let imUsed = HTTPResponse.Status(code: 226, reasonPhrase: "IM Used")
+
     /// RFC 3229's request and answer headers, and the one instance manipulation the registry does: the list's
     /// changes (docs/registry-api.yaml, ListChanges).
     static let acceptInstanceManipulation = HTTPField.Name("A-IM")!
     static let instanceManipulation = HTTPField.Name("IM")!
     static let changesManipulation = "bike-changes"
 
-    /// Whether `A-IM` names the list's changes (a comma-separated list; parameters after `;` ignored).
+    /// Whether `A-IM` names the list's changes (a comma-separated list; parameters after `;` ignored). On bytes, as
+    /// `matches`: a station asks it with every refresh.
     static func takesChanges(_ header: String?) -> Bool {
         guard let header else { return false }
-        return header.split(separator: ",").contains { part in
-            part.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() == changesManipulation
+        for part in header.utf8.split(separator: UInt8(ascii: ",")) {
+            let name = trimmed(part.prefix(while: { $0 != UInt8(ascii: ";") }))
+            if name.count == changesManipulation.utf8.count,
+                zip(name, changesManipulation.utf8).allSatisfy({ $0 | 0x20 == $1 })
+            {
+                return true
+            }
         }
+        return false
     }
 
     /// The one ETag an If-None-Match names, or nil for a list of several (the changes are from one list).
     static func single(_ header: String) -> String? {
-        let parts = header.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-        guard parts.count == 1, let etag = parts.first, etag.count >= 2, etag.hasPrefix("\""), etag.hasSuffix("\"")
+        let etag = trimmed(header.utf8[...])
+        guard etag.count >= 2, etag.first == UInt8(ascii: "\""), etag.last == UInt8(ascii: "\""),
+            !etag.contains(UInt8(ascii: ","))
         else { return nil }
-        return etag
+        return String(etag)
+    }
+
+    /// `bytes` without the spaces and tabs around them.
+    private static func trimmed(_ bytes: Substring.UTF8View) -> Substring.UTF8View {
+        let space = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        let start = bytes.firstIndex { !space($0) } ?? bytes.endIndex
+        let end = bytes.lastIndex { !space($0) }.map { bytes.index(after: $0) } ?? start
+        return bytes[start..<max(start, end)]
     }
 
     /// Whether an If-None-Match list (`"a", "b"`, spaces around each) names `etag`. On bytes, as `bearer`.

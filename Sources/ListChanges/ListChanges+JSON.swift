@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-public import FoundationEssentials
+import FoundationEssentials
 #else
-public import Foundation
+import Foundation
 #endif
 
 /// The changes as `226 IM Used` carries them (docs/registry-api.yaml, ListChanges): `version`, `checksum`, `count`,

@@ -56,8 +56,9 @@ import Testing
             etag = store.etag
             channel = EmbeddedChannel(
                 handler: RefreshShortcut(
-                    routes: store.routes, date: HTTPDate(), serverName: "bike-registry", logger: store.logger,
-                    metrics: nil))
+                    EventLoopRefreshes(
+                        routes: store.routes, date: HTTPDate(), serverName: "bike-registry", logger: store.logger,
+                        metrics: nil)))
         }
 
         func request(_ path: String, fields: HTTPFields, method: HTTPRequest.Method = .get) throws {
@@ -244,48 +245,5 @@ import Testing
         for seconds in stride(from: 0, to: 4_000_000_000, by: 86_399 * 37) {
             #expect(Self.parse(HTTPDate.format(seconds)) == Date(timeIntervalSince1970: TimeInterval(seconds)))
         }
-    }
-}
-
-/// Requests written by hand to a server on loopback, and everything it answers until it closes.
-enum RawHTTP {
-    /// On a thread of its own: a blocking read on one of Swift's two pool threads here would stall the servers under
-    /// test, which answer on that pool.
-    static func exchange(port: Int, _ text: String) async throws -> String {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try blockingExchange(port: port, text) }) }.start()
-        }
-    }
-
-    private static func blockingExchange(port: Int, _ text: String) throws -> String {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else { throw HarnessError("cannot connect to port \(port)") }
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let bytes = Array(text.utf8)
-        guard bytes.withUnsafeBytes({ write(descriptor, $0.baseAddress, $0.count) }) == bytes.count else {
-            throw HarnessError("cannot write the requests")
-        }
-        var answer: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = read(descriptor, &buffer, buffer.count)
-            guard count > 0 else {
-                if count < 0 { throw HarnessError("no answer within 10 s (errno \(errno))") }
-                break
-            }
-            answer += buffer[..<count]
-        }
-        return String(decoding: answer, as: UTF8.self)
     }
 }

@@ -98,10 +98,18 @@ final class RegistryHarness: Sendable {
         self.metricsPort = metricsPort
     }
 
-    /// The metrics' page as a scrape gets it.
+    /// The metrics' page as a scrape gets it. Asked again once if the connection the client kept from the last scrape
+    /// was closed under it: the listener closes idle ones after 2 s here, and a scrape after about that long can
+    /// meet the close, as a scraper such as Prometheus does and retries.
     func metricsPage() async throws -> String {
         guard let metricsPort else { throw HarnessError("this registry was made without metrics") }
-        let answer = try await RegistryClient(baseURL: "http://127.0.0.1:\(metricsPort)").request(.GET, "/metrics")
+        let client = RegistryClient(baseURL: "http://127.0.0.1:\(metricsPort)")
+        let answer: RegistryClient.Answer
+        do {
+            answer = try await client.request(.GET, "/metrics")
+        } catch let error as HTTPClientError where error == .remoteConnectionClosed {
+            answer = try await client.request(.GET, "/metrics")
+        }
         guard answer.status == 200 else { throw HarnessError("/metrics answered \(answer.status): \(answer.body)") }
         return answer.body
     }

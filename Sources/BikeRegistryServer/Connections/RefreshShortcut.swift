@@ -5,10 +5,12 @@ import Logging
 import NIOCore
 import NIOHTTPTypes
 
-/// A station's refresh that memory answers 304 (`StationRoutes.notModified`), answered on the connection's event
-/// loop as it is read, before Hummingbird's router: most requests a registry serves are these, and handing each to a
+/// A station's refresh that memory answers 304 (`StationRoutes.heldAnswer`), answered on the connection's event
+/// loop as it is decoded, before Hummingbird's router: most requests a registry serves are these, and handing each to a
 /// task on Swift's thread pool and its answer back costs most of the time it takes (docs/performance-history.md, "bike-registry").
-/// Everything else, and any refresh memory cannot answer, goes on to the router unchanged.
+/// Everything else, and any refresh memory cannot answer, goes on to the router unchanged. `RefreshFastPath`
+/// answers most of these before they are decoded; this one answers those on a connection that has had other
+/// requests.
 ///
 /// Answers stay in the order requests came: a request is answered here only when the router owes no answer on the
 /// connection (a pipelined refresh behind a routed request waits its turn in the router).
@@ -18,22 +20,14 @@ final class RefreshShortcut: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundIn = HTTPResponsePart
     typealias OutboundOut = HTTPResponsePart
 
-    private let routes: StationRoutes
-    private let date: HTTPDate
-    private let serverName: String
-    private let logger: Logger
-    private let metrics: RegistryMetrics?
+    private let refreshes: EventLoopRefreshes
     /// Requests passed to the router whose answer has not ended yet.
     private var owed = 0
     /// The request being read was answered here: its body and end are dropped.
     private var answered = false
 
-    init(routes: StationRoutes, date: HTTPDate, serverName: String, logger: Logger, metrics: RegistryMetrics?) {
-        self.metrics = metrics
-        self.routes = routes
-        self.date = date
-        self.serverName = serverName
-        self.logger = logger
+    init(_ refreshes: EventLoopRefreshes) {
+        self.refreshes = refreshes
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -45,17 +39,15 @@ final class RefreshShortcut: ChannelDuplexHandler, RemovableChannelHandler {
                 let started = ContinuousClock.now
                 let uri = URI(request.path ?? "")
                 if uri.path == "/bikes",
-                    let etag = routes.notModified(query: uri.queryParameters, headers: request.headerFields)
+                    case .notModified(let etag) = refreshes.routes.heldAnswer(
+                        RefreshRequest(query: uri.queryParameters, headers: request.headerFields), changes: false)
                 {
                     answered = true
                     var head = HTTPResponse(status: .notModified)
-                    head.headerFields = [.eTag: etag, .date: date.now, .server: serverName]
+                    head.headerFields = [.eTag: etag, .date: refreshes.date.now, .server: refreshes.serverName]
                     context.write(wrapOutboundOut(.head(head)), promise: nil)
                     context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-                    metrics?.record(method: .get, route: "/bikes", status: 304, after: .now - started)
-                    RequestLogLine.write(
-                        logger, method: request.method, path: LoggedPath(route: "/bikes", path: uri.path), status: 304,
-                        since: started)
+                    refreshes.record(status: 304, path: uri.path, since: started)
                     return
                 }
             }
