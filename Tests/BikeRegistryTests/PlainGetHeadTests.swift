@@ -7,7 +7,7 @@ import Testing
 @testable import BikeRegistryServer
 
 /// `PlainGetHead`: the heads `RefreshFastPath` reads itself, and everything it leaves to the HTTP decoder.
-@Suite struct PlainGetHeadTests {
+@Suite(.timeLimit(.minutes(20))) struct PlainGetHeadTests {
     static let station =
         "GET /bikes?missing=true HTTP/1.1\r\nHost: registry.example\r\nAuthorization: Bearer bks_abc\r\n"
         + "If-None-Match: \"m12\"\r\nUser-Agent: beacond/1.4\r\nAccept-Encoding: deflate, gzip\r\n"
