@@ -51,7 +51,7 @@ final class RefreshFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         reading: while buffer.readableBytes > 0 {
             let started = ContinuousClock.now
             switch buffer.withUnsafeReadableBytes(PlainGetHead.front) {
-            case .head(let head) where answer(head, context: context):
+            case .head(let head) where answer(head, since: started, context: context):
                 buffer.moveReaderIndex(forwardBy: head.length)
                 answered = true
                 watch.change {
@@ -77,9 +77,10 @@ final class RefreshFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelRead(wrapInboundOut(buffer))
     }
 
-    /// Writes the answer memory gives `head`; false when it gives none and the decoder must read it.
-    private func answer(_ head: PlainGetHead, context: ChannelHandlerContext) -> Bool {
-        let started = ContinuousClock.now
+    /// Writes the answer memory gives `head`, read at `started`; false when it gives none and the decoder must read it.
+    private func answer(_ head: PlainGetHead, since started: ContinuousClock.Instant, context: ChannelHandlerContext)
+        -> Bool
+    {
         let uri = URI(head.target)
         guard uri.path == "/bikes",
             let held = refreshes.routes.heldAnswer(
