@@ -64,7 +64,7 @@ let package = Package(
             dependencies: [
                 .product(name: "BeaconWire", package: root),
                 .product(name: "BeaconEngine", package: root),
-                .product(name: "BeaconRegistryClient", package: root),
+                .product(name: "BikeListJSON", package: root),
             ]
         ),
         // Committing sightings to the SQLite outbox against write(2) + fsync(2) of the same bytes.

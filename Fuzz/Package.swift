@@ -20,7 +20,7 @@ let package = Package(
             name: "FuzzBikeList",
             dependencies: [
                 "FuzzDriver", .product(name: "BeaconEngine", package: root),
-                .product(name: "BeaconRegistryClient", package: root), .product(name: "BeaconWire", package: root),
+                .product(name: "BikeListJSON", package: root), .product(name: "BeaconWire", package: root),
             ]),
         .executableTarget(name: "FuzzConfig", dependencies: ["FuzzDriver", .product(name: "BeaconDaemon", package: root)]),
         .executableTarget(name: "FuzzControlRequest", dependencies: ["FuzzDriver", .product(name: "BeaconControl", package: root)]),

@@ -4,6 +4,7 @@ public import BeaconEngine
 import BeaconPOSIX
 import BeaconRegistryClient
 public import BeaconWire
+import BikeListJSON
 import SystemPackage
 
 /// `beacond replay FILE…`: decode recorded captures and print their iBeacon advertisements.

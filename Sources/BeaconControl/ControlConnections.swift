@@ -1,6 +1,6 @@
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
-import Synchronization
 
 /// The connections being served, counted from the moment each is handed to swift-nio until it has closed, so
 /// that the server takes no more than its limit at once, and closes those still open when it stops.
@@ -10,17 +10,17 @@ final class ControlConnections: Sendable {
         var next = 0
     }
 
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
-    var count: Int { state.withLock { $0.open.count } }
+    var count: Int { state.withLockedValue { $0.open.count } }
 
     func add(_ channel: EventLoopFuture<any Channel>, logger: Logger) {
-        let key = state.withLock { state in
+        let key = state.withLockedValue { state in
             defer { state.next += 1 }
             state.open[state.next] = channel
             return state.next
         }
-        let done: @Sendable () -> Void = { [self] in _ = state.withLock { $0.open.removeValue(forKey: key) } }
+        let done: @Sendable () -> Void = { [self] in _ = state.withLockedValue { $0.open.removeValue(forKey: key) } }
         channel.whenComplete { result in
             switch result {
             case .success(let channel): channel.closeFuture.whenComplete { _ in done() }
@@ -33,7 +33,7 @@ final class ControlConnections: Sendable {
 
     /// Closes every connection still open, and returns once each has closed.
     func closeAll() async {
-        for channel in state.withLock({ Array($0.open.values) }) {
+        for channel in state.withLockedValue({ Array($0.open.values) }) {
             guard let channel = try? await channel.get() else { continue }
             try? await channel.close()
         }

@@ -1,9 +1,9 @@
 import BeaconPOSIX
 public import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 public import ServiceLifecycle
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -105,12 +105,12 @@ public final class ControlServer: Service {
 /// A value made when it is first asked for, on whichever thread asks; `made` is it if it was.
 private final class FirstUse<Value: Sendable>: Sendable {
     private let make: @Sendable () -> Value
-    private let stored = Mutex<Value?>(nil)
+    private let stored = NIOLockedValueBox<Value?>(nil)
 
     init(_ make: @escaping @Sendable () -> Value) { self.make = make }
 
     var value: Value {
-        stored.withLock { value in
+        stored.withLockedValue { value in
             if let value { return value }
             let made = make()
             value = made
@@ -118,17 +118,17 @@ private final class FirstUse<Value: Sendable>: Sendable {
         }
     }
 
-    var made: Value? { stored.withLock { $0 } }
+    var made: Value? { stored.withLockedValue { $0 } }
 }
 
 /// The answers' maker until the server stops; after `close` returns, none is being made and none will be.
 private final class AnswerGate: Sendable {
-    private let open = Mutex(true)
+    private let open = NIOLockedValueBox(true)
 
     /// `make`'s answer, or nil once closed. Made under the lock, so that `close` waits for one being made.
     func whileOpen(_ make: () -> ControlResponse) -> ControlResponse? {
-        open.withLock { open in open ? make() : nil }
+        open.withLockedValue { open in open ? make() : nil }
     }
 
-    func close() { open.withLock { $0 = false } }
+    func close() { open.withLockedValue { $0 = false } }
 }

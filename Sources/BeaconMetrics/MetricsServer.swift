@@ -1,9 +1,9 @@
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
 public import ServiceLifecycle
-import Synchronization
 
 /// `/metrics` over HTTP for Prometheus, when `metrics-listen` is set: one listening socket on NIO's shared event
 /// loops (the registry client's own), idle until scraped. GET or HEAD `/metrics` only; anything else is a 404 or
@@ -55,17 +55,17 @@ public final class MetricsServer: Service, CustomStringConvertible {
 
 /// The page's maker until the server stops; after `close` returns, none is running and none will run.
 private final class PageGate: Sendable {
-    private let open: Mutex<Bool> = Mutex(true)
+    private let open: NIOLockedValueBox<Bool> = NIOLockedValueBox(true)
     private let make: @Sendable () -> [UInt8]
 
     init(_ make: @escaping @Sendable () -> [UInt8]) { self.make = make }
 
     /// The page, or nil once closed. Made under the lock, so that `close` waits for one being made.
     @Sendable func page() -> [UInt8]? {
-        open.withLock { open in open ? make() : nil }
+        open.withLockedValue { open in open ? make() : nil }
     }
 
-    func close() { open.withLock { $0 = false } }
+    func close() { open.withLockedValue { $0 = false } }
 }
 
 /// One connection's requests, answered in turn (NIO's pipeline handler keeps pipelined requests in order).

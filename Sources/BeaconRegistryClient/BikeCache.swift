@@ -1,6 +1,7 @@
 public import BeaconEngine
 import BeaconPOSIX
 public import BeaconWire
+import BikeListJSON
 import ListChanges
 import SystemPackage
 

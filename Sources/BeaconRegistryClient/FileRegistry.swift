@@ -2,6 +2,7 @@ public import BeaconDelivery
 import BeaconEngine
 import BeaconPOSIX
 public import BeaconWire
+import BikeListJSON
 import SystemPackage
 
 /// The embedded registry for a standalone café and the demo: the missing set from a local JSON file (the

@@ -2,6 +2,7 @@ public import AsyncHTTPClient
 public import BeaconDelivery
 import BeaconEngine
 public import BeaconWire
+import BikeListJSON
 import DaemonSupport
 import ListChanges
 import NIOCore

@@ -1,7 +1,7 @@
 import Foundation
 import ListChanges
+import NIOConcurrencyHelpers
 import NIOCore
-import Synchronization
 
 /// The lists served lately, each by its ETag, so that a station holding one is sent only what changed since (`226 IM
 /// Used`, `ListChanges`) rather than the whole list. Bounded by a number of lists and the bytes their entries take
@@ -28,13 +28,10 @@ final class ListHistory: Sendable {
         var bytes = 0
         /// The changes worked out, by the ETags they are from and to: only those to the newest list served are kept.
         var encoded: [String: Task<Encoded, any Error>] = [:]
-        /// Those of them whose work is done, smaller than the list they are to: what a refresh answered on the event
-        /// loop sends (`heldChanges`).
-        var ready: [String: Encoded] = [:]
         var encodedTo: String?
     }
 
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
     let versions: Int
     let bytes: Int
 
@@ -48,7 +45,7 @@ final class ListHistory: Sendable {
     /// Holds a list that is being served, the oldest let go past the bounds.
     func hold(_ list: RegistrySnapshot.List) {
         let size = Self.size(list.entries)
-        state.withLock { state in
+        state.withLockedValue { state in
             guard !state.held.contains(where: { $0.etag == list.etag }) else { return }
             state.held.append(Held(etag: list.etag, entries: list.entries, bytes: size))
             state.bytes += size
@@ -59,7 +56,7 @@ final class ListHistory: Sendable {
     }
 
     /// How many lists are held, and their entries' bytes.
-    var held: (lists: Int, bytes: Int) { state.withLock { ($0.held.count, $0.bytes) } }
+    var held: (lists: Int, bytes: Int) { state.withLockedValue { ($0.held.count, $0.bytes) } }
 
     /// The changes from the list `etag` names to `list`, encoded; nil when that list is not held (too old, or from a
     /// server that has not served it), when it is `list` itself, when the changes would not be smaller than the whole
@@ -67,34 +64,23 @@ final class ListHistory: Sendable {
     func changes(from etag: String, to list: RegistrySnapshot.List) async -> Encoded? {
         guard etag != list.etag else { return nil }
         let key = etag + " " + list.etag
-        let task = state.withLock { state -> Task<Encoded, any Error>? in
+        let task = state.withLockedValue { state -> Task<Encoded, any Error>? in
             if let task = state.encoded[key] { return task }
             guard let from = state.held.last(where: { $0.etag == etag }) else { return nil }
             if state.encodedTo != list.etag {
                 state.encoded = [:]
-                state.ready = [:]
                 state.encodedTo = list.etag
             }
             let task = Task {
                 let changes = ListChanges.between(from.entries, list.entries, version: list.etag)
                 let body = ByteBuffer(bytes: try JSONBody.encoder.encode(changes))
-                let encoded = Encoded(body: body, gzipped: try GzipBody.compress(body))
-                if body.readableBytes < list.body.readableBytes {
-                    self.state.withLock { if $0.encodedTo == list.etag { $0.ready[key] = encoded } }
-                }
-                return encoded
+                return Encoded(body: body, gzipped: try GzipBody.compress(body))
             }
             state.encoded[key] = task
             return task
         }
         guard let task, let encoded = try? await task.value else { return nil }
         return encoded.body.readableBytes < list.body.readableBytes ? encoded : nil
-    }
-
-    /// The changes from the list `etag` names to `list` if they are encoded already and smaller than the list; nil
-    /// otherwise (`changes` works them out).
-    func heldChanges(from etag: String, to list: RegistrySnapshot.List) -> Encoded? {
-        state.withLock { $0.encodedTo == list.etag ? $0.ready[etag + " " + list.etag] : nil }
     }
 
     private static func size(_ entries: [ListedEntry]) -> Int {

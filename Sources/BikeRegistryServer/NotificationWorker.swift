@@ -3,8 +3,8 @@ import BikeRegistryStore
 import DaemonSupport
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import ServiceLifecycle
-import Synchronization
 
 /// Delivers the notifications the database owes, oldest first, on up to `lanes` deliveries at once. A sighting that
 /// makes one due rings the doorbell, so an owner is told within a second or so; otherwise it looks again when the
@@ -32,7 +32,7 @@ final class NotificationWorker: Service {
     /// server of a shared database).
     private let idle: Duration
     /// The targets being delivered to now, one lane each.
-    private let busy = Mutex(Set<String>())
+    private let busy = NIOLockedValueBox(Set<String>())
     private let events: RegistryEvents?
     /// Told of each attempt: its channel, what came of it and how long it took.
     private let metrics: RegistryMetrics?
@@ -70,7 +70,7 @@ final class NotificationWorker: Service {
                         if let message = try await self.takeNext() {
                             lanes.addTask {
                                 await self.deliver(message)
-                                self.busy.withLock { _ = $0.remove(message.target) }
+                                self.busy.withLockedValue { _ = $0.remove(message.target) }
                                 self.doorbell.ring()  // a lane is free, and that target may be owed more
                             }
                         } else {
@@ -88,21 +88,21 @@ final class NotificationWorker: Service {
     /// The next message due to a target no lane holds, with its target marked busy; nil when every lane is busy or
     /// nothing is due.
     private func takeNext() async throws -> PendingNotification? {
-        let busy = self.busy.withLock { $0 }
+        let busy = self.busy.withLockedValue { $0 }
         guard busy.count < lanes else { return nil }
         let now = now()
         guard
             let message = try await database.takeDueNotification(
                 now: now, busyTargets: busy, heldUntil: now.addingTimeInterval(holdFor))
         else { return nil }
-        self.busy.withLock { _ = $0.insert(message.target) }
+        self.busy.withLockedValue { _ = $0.insert(message.target) }
         return message
     }
 
     /// How long to wait when nothing could be taken: until a lane frees (its doorbell), a sighting rings, or the
     /// next message not held by a lane is due.
     private func untilNextDue() async throws -> Duration {
-        let busy = self.busy.withLock { $0 }
+        let busy = self.busy.withLockedValue { $0 }
         guard busy.count < lanes else { return idle }
         guard let next = try await database.nextNotificationDue(busyTargets: busy) else { return idle }
         return min(idle, .milliseconds(Int(max(0.05, min(30, next.timeIntervalSince(now()))) * 1000)))

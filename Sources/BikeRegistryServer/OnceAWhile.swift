@@ -1,4 +1,4 @@
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// An answer worked out at most once per `interval` however many ask, and never by two at once: a caller in the
 /// interval after an answer gets that answer, and one that comes while it is being worked out waits for the same.
@@ -9,14 +9,14 @@ final class OnceAWhile<Value: Sendable>: Sendable {
         var last: (value: Value, at: ContinuousClock.Instant)?
         var working: Task<Value, Never>?
     }
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
     private let interval: Duration
 
     init(interval: Duration) { self.interval = interval }
 
     func value(_ work: @escaping @Sendable () async -> Value) async -> Value {
         let now = ContinuousClock.now
-        let found = state.withLock { state -> Found in
+        let found = state.withLockedValue { state -> Found in
             if let last = state.last, now - last.at < interval { return .answer(last.value) }
             if let working = state.working { return .working(working) }
             let working = Task { await work() }
@@ -29,7 +29,7 @@ final class OnceAWhile<Value: Sendable>: Sendable {
         case .working(let task): working = task
         }
         let value = await working.value
-        state.withLock { state in
+        state.withLockedValue { state in
             if state.working == working {
                 state.working = nil
                 state.last = (value, ContinuousClock.now)

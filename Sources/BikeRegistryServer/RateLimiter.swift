@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// A fixed window per key: at most `limit` requests in each minute. Answers how long to wait when over it, and
 /// counts the refusal under its `name` for the metrics.
@@ -10,7 +10,7 @@ final class RateLimiter<Key: Hashable & Sendable>: Sendable {
     }
 
     private let limit: Int
-    private let windows = Mutex([Key: Window]())
+    private let windows = NIOLockedValueBox([Key: Window]())
     let name: String
     private let metrics: RegistryMetrics?
 
@@ -21,9 +21,9 @@ final class RateLimiter<Key: Hashable & Sendable>: Sendable {
     }
 
     /// nil when the request may go ahead; otherwise the whole seconds until the window resets. A refusal is counted
-    /// for the metrics unless `counting` is false (a look the caller makes again, as `RefreshShortcut`'s is).
+    /// for the metrics unless `counting` is false (a look the caller makes again, as `StationRoutes.heldNotModified`'s is).
     func retryAfter(_ key: Key, now: ContinuousClock.Instant = .now, counting: Bool = true) -> Int? {
-        let wait = windows.withLock { windows -> Int? in
+        let wait = windows.withLockedValue { windows -> Int? in
             if windows.count > 100_000 { windows = windows.filter { now - $0.value.start < .seconds(60) } }
             var window = windows[key] ?? Window(start: now, count: 0)
             if now - window.start >= .seconds(60) { window = Window(start: now, count: 0) }

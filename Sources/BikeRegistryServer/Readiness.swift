@@ -1,6 +1,6 @@
 import BikeRegistryStore
 import DaemonSupport
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Whether this server should be sent requests, as `GET /readyz` says to a load balancer: not once it is stopping
 /// (`stop()`, on SIGTERM, before it drains), and not while its database does not take a write within a second.
@@ -15,7 +15,7 @@ public final class Readiness: Sendable {
         case databaseUnavailable
     }
 
-    private let stopping = Mutex(false)
+    private let stopping = NIOLockedValueBox(false)
     private let asked = OnceAWhile<Answer>(interval: reuse)
     /// How long the database has to take the write.
     static let patience: Duration = .seconds(1)
@@ -25,12 +25,12 @@ public final class Readiness: Sendable {
     public init() {}
 
     /// From now on the server is not ready, whatever its database says.
-    public func stop() { stopping.withLock { $0 = true } }
+    public func stop() { stopping.withLockedValue { $0 = true } }
 
     func answer(_ database: any RegistryStore) async -> Answer {
-        if stopping.withLock({ $0 }) { return .stopping }
+        if stopping.withLockedValue({ $0 }) { return .stopping }
         let answer = await asked.value { await Self.ask(database) }
-        return stopping.withLock { $0 } ? .stopping : answer
+        return stopping.withLockedValue { $0 } ? .stopping : answer
     }
 
     private static func ask(_ database: any RegistryStore) async -> Answer {

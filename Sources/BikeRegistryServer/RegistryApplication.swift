@@ -23,15 +23,11 @@ public enum RegistryApplication {
         router.add(middleware: MethodNotAllowed(table: parts.routes))
         parts.routes.add(to: router)
         let notifier = SystemdNotifier(environment: ProcessInfo.processInfo.environment)
-        let (stations, date) = (parts.stations, HTTPDate())
         return Application(
             router: router,
             server: HTTPServerBuilder { responder in
                 GuardedHTTP1Channel(
-                    responder: responder, head: configuration.requestHeadTimeout, idle: configuration.idleTimeout,
-                    refreshes: EventLoopRefreshes(
-                        routes: stations, date: date, serverName: Self.serverName, logger: logger,
-                        metrics: configuration.metrics))
+                    responder: responder, head: configuration.requestHeadTimeout, idle: configuration.idleTimeout)
             },
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port), serverName: Self.serverName,

@@ -3,6 +3,7 @@ import BikeRegistryStore
 import Foundation
 import ListChanges
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import ServiceLifecycle
 import Synchronization
@@ -74,7 +75,7 @@ final class RegistrySnapshot: Service {
     /// The lists served lately, and the changes from each to the current one.
     let history: ListHistory
     private let events: RegistryEvents?
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
     /// False only while the read held is of the current version and lists no rotating bike (set under `state`'s
     /// lock, with what it describes): then a sighting needs no verification, and a post takes no lock for it.
     private let mayListRotating = Atomic(true)
@@ -110,18 +111,18 @@ final class RegistrySnapshot: Service {
 
     /// The unrevoked station with this key hash.
     func station(keyHash: String) async throws -> Station? {
-        let (known, seen) = state.withLock { ($0.stations[keyHash], $0.versions?.stations) }
+        let (known, seen) = state.withLockedValue { ($0.stations[keyHash], $0.versions?.stations) }
         if let known { return known }
         guard let station = try await database.station(keyHash: keyHash) else { return nil }
         // Kept only if no reload came between: one that did may have dropped it for a revocation read after it.
-        state.withLock { state in
+        state.withLockedValue { state in
             if state.versions?.stations == seen, seen != nil { state.stations[keyHash] = station }
         }
         return station
     }
 
     /// The unrevoked station with this key hash if memory holds it; nil for a key to look up (`station(keyHash:)`).
-    func heldStation(keyHash: String) -> Station? { state.withLock { $0.stations[keyHash] } }
+    func heldStation(keyHash: String) -> Station? { state.withLockedValue { $0.stations[keyHash] } }
 
     /// What the list held now weighs, for the metrics: its bytes as sent, and the rotating identities it lists.
     struct Held: Sendable {
@@ -132,7 +133,7 @@ final class RegistrySnapshot: Service {
 
     /// The list held now, if one has been encoded.
     func held() -> Held? {
-        state.withLock { state in
+        state.withLockedValue { state in
             state.list.map {
                 Held(
                     bytes: $0.body.readableBytes, gzippedBytes: $0.gzipped.readableBytes, identities: $0.rotating.count)
@@ -141,19 +142,19 @@ final class RegistrySnapshot: Service {
     }
 
     /// The list's current version if it has been read; nil before the first read.
-    func heldListVersion() -> Int64? { state.withLock { $0.versions?.list } }
+    func heldListVersion() -> Int64? { state.withLockedValue { $0.versions?.list } }
 
     /// The list's current version, for a conditional request.
     func listVersion() async throws -> Int64 {
         if let version = heldListVersion() { return version }
         try await refresh()
-        return state.withLock { $0.versions?.list } ?? 0
+        return state.withLockedValue { $0.versions?.list } ?? 0
     }
 
     /// The list to serve now if memory holds it for this moment, for a refresh answered from memory
-    /// (`StationRoutes.heldAnswer`); nil when `list()` must be asked.
+    /// (`StationRoutes.heldNotModified`); nil when `list()` must be asked.
     func heldList() -> List? {
-        state.withLock { state in
+        state.withLockedValue { state in
             guard let version = state.versions?.list, let list = state.list,
                 list.isCurrent(version: version, at: self.seconds())
             else { return nil }
@@ -165,11 +166,11 @@ final class RegistrySnapshot: Service {
     func list() async throws -> List {
         let version = try await listVersion()
         let time = seconds()
-        if let list = state.withLock({ $0.list }), list.isCurrent(version: version, at: time) { return list }
+        if let list = state.withLockedValue({ $0.list }), list.isCurrent(version: version, at: time) { return list }
         let read = try await self.read(version: version)
         // One start is one listing: no beacon's epoch changes between two times with the same start.
         let start = read.rotating.start(at: time)
-        let found = state.withLock { state -> Encoding in
+        let found = state.withLockedValue { state -> Encoding in
             if let held = state.list, held.version == read.version, held.start == start { return .held(held) }
             if let encoding = state.encoding, encoding.version == read.version, encoding.start == start {
                 return .encoding(encoding.task)
@@ -198,12 +199,12 @@ final class RegistrySnapshot: Service {
             list = try await task.value
         } catch {
             // A failed encoding is not kept: the next request tries again.
-            state.withLock { state in
+            state.withLockedValue { state in
                 if state.encoding?.version == read.version, state.encoding?.start == start { state.encoding = nil }
             }
             throw error
         }
-        state.withLock { state in
+        state.withLockedValue { state in
             if state.encoding?.version == list.version, state.encoding?.start == list.start { state.encoding = nil }
             let held = state.list.map { ($0.version, $0.start ?? .min) } ?? (.min, .min)
             if held < (list.version, list.start ?? .min) { state.list = list }
@@ -227,7 +228,7 @@ final class RegistrySnapshot: Service {
     /// The current list's missing rotating bikes, their keys opened: what a sighting is verified against.
     func rotatingListing() async throws -> RotatingListing {
         guard mayListRotating.load(ordering: .acquiring) else { return RotatingListing([], sealer: nil) }
-        let held = state.withLock { state -> RotatingListing? in
+        let held = state.withLockedValue { state -> RotatingListing? in
             guard let version = state.versions?.list, let read = state.read, read.version >= version else { return nil }
             return read.rotating
         }
@@ -236,7 +237,7 @@ final class RegistrySnapshot: Service {
     }
 
     private func read(version: Int64) async throws -> Read {
-        if let read = state.withLock({ $0.read }), read.version >= version { return read }
+        if let read = state.withLockedValue({ $0.read }), read.version >= version { return read }
         let (at, bikes) = try await database.missingBikes()
         let read = Read(version: at, bikes: bikes, rotating: RotatingListing(bikes, sealer: sealer))
         if !read.rotating.unopened.isEmpty {
@@ -244,7 +245,7 @@ final class RegistrySnapshot: Service {
                 "\(read.rotating.unopened.count) missing bikes' rotating beacons are not listed, and their sightings stay unverified: \(sealer == nil ? "serve has no --key-file (or credential beacon-key) to open their keys" : "their keys do not open with this --key-file")"
             )
         }
-        state.withLock { state in
+        state.withLockedValue { state in
             guard (state.read?.version ?? .min) < at else { return }
             state.read = read
             let listsNone = read.rotating.beacons.isEmpty && at >= (state.versions?.list ?? .max)
@@ -260,14 +261,14 @@ final class RegistrySnapshot: Service {
 
     private func refresh() async throws {
         let versions = try await database.versions()
-        let current = state.withLock { $0.versions }
+        let current = state.withLockedValue { $0.versions }
         var stations: [String: Station]?
         if versions.stations != current?.stations {
             stations = Dictionary(
                 try await database.stations().filter { $0.revokedAt == nil }.map { ($0.keyHash, $0) },
                 uniquingKeysWith: { first, _ in first })
         }
-        state.withLock { state in
+        state.withLockedValue { state in
             // A slower refresh that read older versions does not undo a newer one.
             if let stations, versions.stations >= (state.versions?.stations ?? .min) { state.stations = stations }
             // A new version may list rotating bikes until it is read.

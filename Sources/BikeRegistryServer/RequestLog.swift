@@ -37,7 +37,7 @@ struct RequestLog<Context: RequestContext>: RouterMiddleware {
     }
 }
 
-/// The line itself, also written for the refreshes `RefreshShortcut` answers before the router.
+/// The line itself.
 enum RequestLogLine {
     /// Nothing is worked out (the path, the time taken) when the logger would drop the line: a registry run at
     /// `--log-level warning` answers most requests, the stations' refreshes, with no line.

@@ -2,8 +2,8 @@ import BikeRegistryCore
 import BikeRegistryStore
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import ServiceLifecycle
-import Synchronization
 
 /// Each station's latest refresh (`station list`'s "last refresh", and how many stations were listening), kept in
 /// memory and written every few seconds in one transaction, and once more at shutdown: answering a refresh stays a
@@ -12,7 +12,7 @@ final class StationRefreshLog: Service {
     private let database: any RegistryStore
     private let interval: Duration
     private let logger: Logger
-    private let pending = Mutex([Int64: StationRefresh]())
+    private let pending = NIOLockedValueBox([Int64: StationRefresh]())
 
     init(database: any RegistryStore, interval: Duration, logger: Logger) {
         self.database = database
@@ -22,7 +22,7 @@ final class StationRefreshLog: Service {
 
     func note(_ station: Station, userAgent: String?) {
         let refresh = StationRefresh(at: Date(), userAgent: userAgent.map { String($0.prefix(200)) })
-        pending.withLock { $0[station.id] = refresh }
+        pending.withLockedValue { $0[station.id] = refresh }
     }
 
     func run() async throws {
@@ -39,7 +39,7 @@ final class StationRefreshLog: Service {
     }
 
     private func write() async {
-        let batch = pending.withLock { pending in
+        let batch = pending.withLockedValue { pending in
             defer { pending = [:] }
             return pending
         }
@@ -48,7 +48,7 @@ final class StationRefreshLog: Service {
             try await database.recordRefreshes(batch)
         } catch {
             // Kept for the next write, unless a newer refresh of the same station came meanwhile.
-            pending.withLock { $0.merge(batch) { newer, _ in newer } }
+            pending.withLockedValue { $0.merge(batch) { newer, _ in newer } }
             logger.error("cannot note stations' refreshes: \(error)")
         }
     }

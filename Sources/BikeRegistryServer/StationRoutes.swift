@@ -62,42 +62,23 @@ final class StationRoutes: Sendable {
         return keys
     }
 
-    /// What memory alone answers a station's refresh with (`heldAnswer`).
-    enum HeldAnswer {
-        /// 304: the list's ETag.
-        case notModified(etag: String)
-        /// 226: the changes since the list the station holds, to the current list (its ETag).
-        case changes(etag: String, ListHistory.Encoded)
-    }
-
-    /// The answer to a refresh that memory alone gives: its key names a station held in memory, `missing` is well
-    /// formed, and `If-None-Match` names either the list's current version (304) or, with `changes` and `A-IM:
-    /// bike-changes`, a list whose changes to the current one are already encoded (226). The refresh is then counted
-    /// against the station's rate (checked last, so that a refresh the route answers is counted once) and noted. nil
-    /// when the route must answer: a 200, an error to explain, a key to look up in the database, changes to work out.
-    /// The route, `RefreshShortcut` and `RefreshFastPath` (which answer on the connection's event loop, before the
-    /// router) all ask this.
-    func heldAnswer(_ refresh: RefreshRequest, changes: Bool) -> HeldAnswer? {
-        guard let condition = refresh.ifNoneMatch, let list = snapshot.heldList() else { return nil }
-        if let missing = refresh.query["missing"], missing != "true" && missing != "false" { return nil }
-        let answer: HeldAnswer
-        if Self.matches(condition, list.etag) {
-            answer = .notModified(etag: list.etag)
-        } else if changes, Self.takesChanges(refresh.instanceManipulation), let held = Self.single(condition),
-            let encoded = snapshot.history.heldChanges(from: held, to: list)
-        {
-            answer = .changes(etag: list.etag, encoded)
-        } else {
-            return nil
-        }
+    /// The list's ETag when memory alone answers a refresh 304: its key names a station held in memory, `missing` is
+    /// well formed, and `If-None-Match` names the list's current version. The refresh is then counted against the
+    /// station's rate (checked last, so that a refresh the route answers is counted once) and noted. nil when the
+    /// route must go on: a 200 or 226, an error to explain, a key to look up in the database.
+    func heldNotModified(query: FlatDictionary<Substring, Substring>, headers: HTTPFields) -> String? {
+        guard let condition = headers[.ifNoneMatch], let list = snapshot.heldList(),
+            Self.matches(condition, list.etag)
+        else { return nil }
+        if let missing = query["missing"], missing != "true" && missing != "false" { return nil }
         var found: Station?
-        for key in Self.keys(query: refresh.query, authorization: refresh.authorization) where found == nil {
+        for key in Self.keys(query: query, authorization: headers[.authorization]) where found == nil {
             found = snapshot.heldStation(keyHash: Secrets.hash(key))
         }
         // A refusal is counted by the route, which looks again.
         guard let station = found, limiter.retryAfter(station.id, counting: false) == nil else { return nil }
-        refreshes.note(station, userAgent: refresh.userAgent)
-        return answer
+        refreshes.note(station, userAgent: headers[.userAgent])
+        return list.etag
     }
 
     /// The list's ETag at `version` and, for a list with rotating bikes, the moment its identities became the
@@ -121,9 +102,7 @@ final class StationRoutes: Sendable {
 
     private func bikes(_ request: Request) async throws -> Response {
         let query = request.uri.queryParameters
-        if case .notModified(let etag) = heldAnswer(
-            RefreshRequest(query: query, headers: request.headers), changes: false)
-        {
+        if let etag = heldNotModified(query: query, headers: request.headers) {
             return Response(status: .notModified, headers: [.eTag: etag])
         }
         let station = try await station(request, query: query)

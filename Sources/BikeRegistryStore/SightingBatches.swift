@@ -1,6 +1,6 @@
 import BikeRegistryCore
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Sightings posted at the same moment, written together: while `inFlight` batches are being written, the sightings
 /// that arrive wait and go as the next batch, one statement and one commit for all of them. A sighting posted alone
@@ -23,7 +23,7 @@ final class SightingBatches: Sendable {
         var writing = 0
     }
 
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
     private let inFlight: Int
     private let largest: Int
     private let write: @Sendable ([Item]) async throws -> [RecordOutcome]
@@ -37,7 +37,7 @@ final class SightingBatches: Sendable {
 
     func record(_ item: Item) async throws -> RecordOutcome {
         try await withCheckedThrowingContinuation { continuation in
-            let start = state.withLock { state -> Bool in
+            let start = state.withLockedValue { state -> Bool in
                 state.waiting.append(Waiting(item: item, continuation: continuation))
                 guard state.writing < inFlight else { return false }
                 state.writing += 1
@@ -50,7 +50,7 @@ final class SightingBatches: Sendable {
     /// Writes batches until none is waiting.
     private func drain() async {
         while true {
-            let batch = state.withLock { state -> [Waiting] in
+            let batch = state.withLockedValue { state -> [Waiting] in
                 let batch = Array(state.waiting.prefix(largest))
                 state.waiting.removeFirst(batch.count)
                 if batch.isEmpty { state.writing -= 1 }

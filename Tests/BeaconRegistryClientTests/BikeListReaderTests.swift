@@ -1,6 +1,7 @@
 import BeaconEngine
 import BeaconRegistryClient
 import BeaconWire
+import BikeListJSON
 import Testing
 
 /// The reader that takes the bike list as it arrives: the same result however the bytes are cut, the cache's

@@ -1,6 +1,7 @@
 import BeaconEngine
 import BeaconRegistryClient
 import BeaconWire
+import BikeListJSON
 import Testing
 
 @Suite(.timeLimit(.minutes(20))) struct BikeListTests {

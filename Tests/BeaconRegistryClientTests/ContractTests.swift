@@ -2,6 +2,7 @@ import BeaconDelivery
 import BeaconEngine
 import BeaconRegistryClient
 import BeaconTestSupport
+import BikeListJSON
 import Foundation
 import RegistryTestServer
 import Testing

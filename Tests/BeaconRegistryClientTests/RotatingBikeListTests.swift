@@ -2,6 +2,7 @@ import BeaconEngine
 import BeaconRegistryClient
 import BeaconTestSupport
 import BeaconWire
+import BikeListJSON
 import Foundation
 import Testing
 

@@ -2,8 +2,8 @@ import BeaconTestSupport
 import BikeRegistryCore
 import Foundation
 import GRDB
+import NIOConcurrencyHelpers
 import NIOHTTP1
-import Synchronization
 import Testing
 
 @testable import BikeRegistryStore
@@ -50,7 +50,7 @@ import Glibc
                             if let answer = try? await registry.post(sighting, key: key),
                                 (200..<300).contains(answer.status)
                             {
-                                answered.list.withLock { $0.append((sighting.id, .now)) }
+                                answered.list.withLockedValue { $0.append((sighting.id, .now)) }
                             }
                             count += 1
                             try? await Task.sleep(for: .milliseconds(20))
@@ -60,20 +60,20 @@ import Glibc
             }
         }
         // A hundred answered first (two seconds here; longer beside the whole suite), and more after.
-        for _ in 0..<600 where answered.list.withLock({ $0.count }) < 100 {
+        for _ in 0..<600 where answered.list.withLockedValue({ $0.count }) < 100 {
             try await Task.sleep(for: .milliseconds(50))
         }
         let began = ContinuousClock.now
         let backup = directory.file("backup.sqlite")
         let taken = try await Self.command(["backup", "--to", backup, "--database", database])
-        let afterward = answered.list.withLock { $0.count } + 20
-        for _ in 0..<600 where answered.list.withLock({ $0.count }) < afterward {
+        let afterward = answered.list.withLockedValue { $0.count } + 20
+        for _ in 0..<600 where answered.list.withLockedValue({ $0.count }) < afterward {
             try await Task.sleep(for: .milliseconds(50))
         }
         posting.cancel()
         await posting.value
-        let before = answered.list.withLock { $0.filter { $0.at < began }.map(\.id) }
-        let all = answered.list.withLock { $0.count }
+        let before = answered.list.withLockedValue { $0.filter { $0.at < began }.map(\.id) }
+        let all = answered.list.withLockedValue { $0.count }
         #expect(taken.status == 0, "\(taken.stderr)")
         #expect(
             taken.stdout.contains("integrity ok, schema \(RegistrySchema.migrations.last!.identifier)"),
@@ -156,5 +156,5 @@ import Glibc
 
 /// The sightings answered 2xx, each with when.
 private final class Answered: Sendable {
-    let list = Mutex([(id: String, at: ContinuousClock.Instant)]())
+    let list = NIOLockedValueBox([(id: String, at: ContinuousClock.Instant)]())
 }

@@ -2,8 +2,8 @@ import BeaconTestSupport
 import BikeRegistryCore
 import BikeRegistryStore
 import Foundation
+import NIOConcurrencyHelpers
 import NIOHTTP1
-import Synchronization
 import Testing
 
 @testable import BikeRegistryServer
@@ -110,11 +110,11 @@ import Testing
 /// The channel the test adds: a pager number, its "sending" kept in memory (the test's own channel, as the sink
 /// `AddedSinkTests` adds is the test's own).
 final class PagerChannel: NotificationChannelType {
-    private let sent = Mutex<[PendingNotification]>([])
-    private let gone = Mutex(false)
-    var paged: [PendingNotification] { sent.withLock { $0 } }
+    private let sent = NIOLockedValueBox<[PendingNotification]>([])
+    private let gone = NIOLockedValueBox(false)
+    var paged: [PendingNotification] { sent.withLockedValue { $0 } }
     /// Every attempt from now on answers as a number that no longer exists.
-    func goneFromNow() { gone.withLock { $0 = true } }
+    func goneFromNow() { gone.withLockedValue { $0 = true } }
 
     var id: NotificationChannel { NotificationChannel("pager") }
     var field: String { "pager" }
@@ -128,8 +128,8 @@ final class PagerChannel: NotificationChannelType {
     func refusal(for target: String) async -> String? { nil }
 
     func attempt(_ notification: PendingNotification) async -> NotificationSender.Outcome {
-        if gone.withLock({ $0 }) { return .gone }
-        sent.withLock { $0.append(notification) }
+        if gone.withLockedValue({ $0 }) { return .gone }
+        sent.withLockedValue { $0.append(notification) }
         return .delivered
     }
 

@@ -2,8 +2,8 @@ import BeaconTestSupport
 import BikeRegistryCore
 import BikeRegistryStore
 import Foundation
+import NIOConcurrencyHelpers
 import NIOHTTP1
-import Synchronization
 import Testing
 
 @testable import BikeRegistryServer
@@ -332,11 +332,11 @@ import Testing
 /// The registry's clock in a test: read by the server, moved by the test. It starts at the real time, so that what it
 /// makes due is due.
 final class TestTime: Sendable {
-    private let now = Mutex(Date())
+    private let now = NIOLockedValueBox(Date())
 
-    var read: @Sendable () -> Date { { [self] in now.withLock { $0 } } }
+    var read: @Sendable () -> Date { { [self] in now.withLockedValue { $0 } } }
 
-    func advance(by seconds: TimeInterval) { now.withLock { $0 += seconds } }
+    func advance(by seconds: TimeInterval) { now.withLockedValue { $0 += seconds } }
 
-    func set(_ date: Date) { now.withLock { $0 = date } }
+    func set(_ date: Date) { now.withLockedValue { $0 = date } }
 }

@@ -2,8 +2,8 @@ import BeaconTestSupport
 import BikeRegistryCore
 import BikeRegistryStore
 import Foundation
+import NIOConcurrencyHelpers
 import NIOHTTP1
-import Synchronization
 import Testing
 
 /// bike-registry killed with SIGKILL again and again while a station posts and the worker delivers: every sighting
@@ -138,7 +138,7 @@ struct CrashTests {
 
 /// A list appended to from a task and read at the end.
 final class LockedList: Sendable {
-    private let list = Mutex([String]())
-    func append(_ item: String) { list.withLock { $0.append(item) } }
-    var items: [String] { list.withLock { $0 } }
+    private let list = NIOLockedValueBox([String]())
+    func append(_ item: String) { list.withLockedValue { $0.append(item) } }
+    var items: [String] { list.withLockedValue { $0 } }
 }

@@ -3,9 +3,9 @@ import BikeRegistryCore
 import Foundation
 import GRDB
 import Logging
+import NIOConcurrencyHelpers
 import NIOHTTP1
 import PostgresNIO
-import Synchronization
 import Testing
 
 @testable import BikeRegistryServer
@@ -37,11 +37,11 @@ import Testing
             // Another session holds the writes for 9 s; once it has them, /readyz turns 503 (the answer before it is
             // given for a second at most), each time at its own deadline, not at the end of the hold (SQLite would
             // wait 10 s for its lock, PostgreSQL for the whole hold).
-            let holding = Mutex(false)
+            let holding = NIOLockedValueBox(false)
             let held = Task {
-                try await Self.holdWrites(registry.testDatabase, seconds: 9) { holding.withLock { $0 = true } }
+                try await Self.holdWrites(registry.testDatabase, seconds: 9) { holding.withLockedValue { $0 = true } }
             }
-            #expect(await eventually(within: 30) { holding.withLock { $0 } }, "the other session has the writes")
+            #expect(await eventually(within: 30) { holding.withLockedValue { $0 } }, "the other session has the writes")
             let holdBegan = ContinuousClock.now
             var away: RegistryClient.Answer?
             var took = Duration.zero

@@ -3,10 +3,10 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdCore
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOEmbedded
 import ServiceLifecycle
-import Synchronization
 
 /// The registry's application run in this process with no socket: each request goes straight to its responder (the
 /// router with its middleware), while its services (the list in memory, the notification worker, the sweeps) run as
@@ -67,7 +67,7 @@ final class InProcessApplication: Sendable {
         let response = try await respond(request)
         let collected = Collected()
         try await response.body.write(Collected.Writer(into: collected))
-        return Answer(head: response.head, body: collected.body.withLock { $0 })
+        return Answer(head: response.head, body: collected.body.withLockedValue { $0 })
     }
 
     /// Stops its services gracefully, as a SIGTERM would, returns once they have ended, and closes the channel.
@@ -79,11 +79,13 @@ final class InProcessApplication: Sendable {
 
     /// The response body, written whole.
     private final class Collected: Sendable {
-        let body = Mutex(ByteBuffer())
+        let body = NIOLockedValueBox(ByteBuffer())
 
         struct Writer: ResponseBodyWriter {
             let into: Collected
-            func write(_ buffer: ByteBuffer) async throws { into.body.withLock { _ = $0.writeImmutableBuffer(buffer) } }
+            func write(_ buffer: ByteBuffer) async throws {
+                into.body.withLockedValue { _ = $0.writeImmutableBuffer(buffer) }
+            }
             consuming func finish(_ trailingHeaders: HTTPFields?) async throws {}
         }
     }

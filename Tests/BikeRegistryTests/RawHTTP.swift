@@ -6,19 +6,12 @@ enum RawHTTP {
     /// On a thread of its own: a blocking read on one of Swift's two pool threads here would stall the servers under
     /// test, which answer on that pool.
     static func exchange(port: Int, _ text: String) async throws -> String {
-        try await exchange(port: port, pieces: [Array(text.utf8)], pause: 0)
-    }
-
-    /// `pieces` written `pause` apart, and everything answered until the server closes.
-    static func exchange(port: Int, pieces: [[UInt8]], pause: TimeInterval) async throws -> String {
         try await onThread {
             let descriptor = try connected(port: port)
             defer { close(descriptor) }
-            for (index, piece) in pieces.enumerated() {
-                if index > 0 { Thread.sleep(forTimeInterval: pause) }
-                guard piece.withUnsafeBytes({ write(descriptor, $0.baseAddress, $0.count) }) == piece.count else {
-                    throw HarnessError("cannot write the requests")
-                }
+            let bytes = Array(text.utf8)
+            guard bytes.withUnsafeBytes({ write(descriptor, $0.baseAddress, $0.count) }) == bytes.count else {
+                throw HarnessError("cannot write the requests")
             }
             return String(decoding: try readToEnd(descriptor), as: UTF8.self)
         }

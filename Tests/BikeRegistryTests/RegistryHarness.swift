@@ -5,10 +5,10 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import RegistryTestServer
-import Synchronization
 
 @testable import BikeRegistryServer
 
@@ -307,9 +307,9 @@ final class NotificationReceiver: Sendable {
         var body: String
     }
 
-    private let state = Mutex((received: [Received](), answers: [Int](), location: String?.none))
+    private let state = NIOLockedValueBox((received: [Received](), answers: [Int](), location: String?.none))
     private(set) nonisolated(unsafe) var port = 0
-    private let served: Mutex<ServedApplication?> = Mutex(nil)
+    private let served: NIOLockedValueBox<ServedApplication?> = NIOLockedValueBox(nil)
 
     func start() async throws {
         let router = Router()
@@ -319,7 +319,7 @@ final class NotificationReceiver: Sendable {
             let body = try await request.collectBody(upTo: 1 << 20)
             var headers: [String: String] = [:]
             for field in request.headers { headers[field.name.canonicalName] = field.value }
-            let (status, location) = self.state.withLock { state -> (Int, String?) in
+            let (status, location) = self.state.withLockedValue { state -> (Int, String?) in
                 state.received.append(Received(path: request.uri.path, headers: headers, body: String(buffer: body)))
                 return (state.answers.isEmpty ? 200 : state.answers.removeFirst(), state.location)
             }
@@ -336,23 +336,23 @@ final class NotificationReceiver: Sendable {
         router.get("**", use: receive)
         router.put("**", use: receive)
         let served = await ServedApplication(loopback: router)
-        self.served.withLock { $0 = served }
+        self.served.withLockedValue { $0 = served }
         port = served.port
     }
 
     func stop() async {
-        await served.withLock { $0 }?.stop()
+        await served.withLockedValue { $0 }?.stop()
     }
 
-    func answerNext(_ statuses: [Int]) { state.withLock { $0.answers += statuses } }
+    func answerNext(_ statuses: [Int]) { state.withLockedValue { $0.answers += statuses } }
     /// Every answer from now on: `status`, with `Location: location` (a redirect).
     func redirect(_ status: Int, to location: String) {
-        state.withLock {
+        state.withLockedValue {
             $0.answers = Array(repeating: status, count: 1000)
             $0.location = location
         }
     }
-    var received: [Received] { state.withLock { $0.received } }
+    var received: [Received] { state.withLockedValue { $0.received } }
     func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
 
     /// Waits until `count` requests have come, or `seconds` pass. A minute by default: the wait ends at the count, so

@@ -4,10 +4,10 @@ import BikeRegistryStore
 import Crypto
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
-import Synchronization
 import Testing
 
 @testable import BikeRegistryServer
@@ -320,11 +320,11 @@ import Testing
             _ = try await database.update(
                 id: registration.bike.id, ownerToken: registration.ownerToken, BikeChange(missing: true))
             let clock = TestTime()
-            let encodings = Mutex(0)
+            let encodings = NIOLockedValueBox(0)
             let snapshot = RegistrySnapshot(
                 database: database, interval: .seconds(60), logger: logger, sealer: sealer, now: clock.read
             ) { entries in
-                encodings.withLock { $0 += 1 }
+                encodings.withLockedValue { $0 += 1 }
                 return try StationList.encode(entries)
             }
             func refreshAll() async throws -> Set<String> {
@@ -334,10 +334,10 @@ import Testing
                 }
             }
             let first = try await refreshAll()
-            #expect(first.count == 1 && encodings.withLock { $0 } == 1)
+            #expect(first.count == 1 && encodings.withLockedValue { $0 } == 1)
             clock.advance(by: 60)
             let moved = try await refreshAll()
-            #expect(moved.count == 1 && moved != first && encodings.withLock { $0 } == 2)
+            #expect(moved.count == 1 && moved != first && encodings.withLockedValue { $0 } == 2)
         }
     }
 

@@ -1,7 +1,7 @@
 import BeaconTestSupport
 import BikeRegistryCore
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 import Testing
 
 @testable import BikeRegistryStore
@@ -45,14 +45,14 @@ import Testing
     /// GRDB lets its `Database` be used only on its own thread: the body runs there, whether it suspends or not.
     @Test func anAsyncBodyRunsToItsEndOnTheCallingThread() throws {
         let caller = pthread_self()
-        let ran = Mutex<[Bool]>([])
+        let ran = NIOLockedValueBox<[Bool]>([])
         let result = try CallingThreadExecutor.run {
-            ran.withLock { $0.append(pthread_equal(pthread_self(), caller) != 0) }
+            ran.withLockedValue { $0.append(pthread_equal(pthread_self(), caller) != 0) }
             try await Task.sleep(for: .milliseconds(20))  // away, and back to the waiting thread
-            ran.withLock { $0.append(pthread_equal(pthread_self(), caller) != 0) }
+            ran.withLockedValue { $0.append(pthread_equal(pthread_self(), caller) != 0) }
             return 42
         }
-        #expect(result == 42 && ran.withLock { $0 } == [true, true])
+        #expect(result == 42 && ran.withLockedValue { $0 } == [true, true])
         #expect(throws: RegistryStoreError.self) {
             try CallingThreadExecutor.run { () async throws -> Int in throw RegistryStoreError("refused") }
         }

@@ -2,6 +2,7 @@ import BikeRegistryCore
 import Foundation
 import GRDB
 import Logging
+import NIOConcurrencyHelpers
 import PostgresNIO
 import Synchronization
 import Testing
@@ -110,9 +111,9 @@ enum TestPostgres {
         ProcessInfo.processInfo.environment["BIKE_REGISTRY_TEST_POSTGRES"]
         ?? "postgres://beacond_test:beacond_test@127.0.0.1:5432/postgres?sslmode=disable"
     private static let counter = Atomic(0)
-    private static let swept = Mutex(false)
+    private static let swept = NIOLockedValueBox(false)
     /// Emptied databases of this process, ready for the next test.
-    private static let emptied = Mutex([String]())
+    private static let emptied = NIOLockedValueBox([String]())
 
     static func url(database: String) -> String {
         guard var components = URLComponents(string: server) else { return server }
@@ -133,7 +134,7 @@ enum TestPostgres {
             return PostgresFailure.describe(error)
         }
     }
-    private static let toldOnce = Mutex(false)
+    private static let toldOnce = NIOLockedValueBox(false)
 
     /// Skips the running test case when no server answers, with one line on standard error saying how to run them;
     /// fails it instead when `BEACOND_REQUIRE_POSTGRES=1` (`.ci/run`), where a missing server is a broken machine.
@@ -141,7 +142,7 @@ enum TestPostgres {
         guard let failure = await answering.value else { return }
         let unavailable = TestPostgresUnavailable(detail: failure)
         if ProcessInfo.processInfo.environment["BEACOND_REQUIRE_POSTGRES"] == "1" { throw unavailable }
-        if toldOnce.withLock({ told in
+        if toldOnce.withLockedValue({ told in
             defer { told = true }
             return !told
         }) {
@@ -152,10 +153,10 @@ enum TestPostgres {
 
     static func createDatabase() async throws -> String {
         try await requireServer()
-        if let emptied = emptied.withLock({ $0.popLast() }) { return emptied }
+        if let emptied = emptied.withLockedValue({ $0.popLast() }) { return emptied }
         let name = "btest_\(getpid())_\(counter.add(1, ordering: .relaxed).newValue)"
         try await withAdministration { connection, logger in
-            if swept.withLock({ done in
+            if swept.withLockedValue({ done in
                 defer { done = true }
                 return !done
             }) {
@@ -176,7 +177,7 @@ enum TestPostgres {
                 """,
                 "DROP SCHEMA public CASCADE", "CREATE SCHEMA public",
             ])
-            emptied.withLock { $0.append(name) }
+            emptied.withLockedValue { $0.append(name) }
         } catch {
             try? await withAdministration { connection, logger in
                 try await connection.query(

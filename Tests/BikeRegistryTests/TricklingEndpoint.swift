@@ -1,8 +1,8 @@
 import Foundation
 import Hummingbird
+import NIOConcurrencyHelpers
 import NIOCore
 import RegistryTestServer
-import Synchronization
 
 /// A hostile owner's endpoint on loopback: it answers every POST at once with 200 and a body it then sends a byte at
 /// a time, `every` apart, for as long as the client keeps reading (1,000 bytes: under the 64 KiB the registry reads,
@@ -15,7 +15,7 @@ final class TricklingEndpoint: Sendable {
     }
 
     private final class Answers: Sendable {
-        let list = Mutex([Answer]())
+        let list = NIOLockedValueBox([Answer]())
     }
 
     private let answers = Answers()
@@ -27,7 +27,7 @@ final class TricklingEndpoint: Sendable {
         router.post("**") { request, _ -> Response in
             var request = request
             _ = try await request.collectBody(upTo: 1 << 20)
-            let index = answers.list.withLock { answers in
+            let index = answers.list.withLockedValue { answers in
                 answers.append(Answer(started: .now, cut: nil))
                 return answers.count - 1
             }
@@ -40,7 +40,7 @@ final class TricklingEndpoint: Sendable {
                             try await Task.sleep(for: every)
                         }
                     } catch {
-                        answers.list.withLock { $0[index].cut = .now }
+                        answers.list.withLockedValue { $0[index].cut = .now }
                         throw error
                     }
                 })
@@ -49,7 +49,7 @@ final class TricklingEndpoint: Sendable {
     }
 
     var url: String { "http://127.0.0.1:\(served.port)/hook" }
-    var started: [Answer] { answers.list.withLock { $0 } }
+    var started: [Answer] { answers.list.withLockedValue { $0 } }
 
     /// Its answers never end on their own: they are cut after a second.
     func stop() async { await served.stop(patience: .seconds(1)) }

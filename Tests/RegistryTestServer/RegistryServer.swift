@@ -1,8 +1,8 @@
 import CompressNIO
 import HTTPTypes
 import Hummingbird
+import NIOConcurrencyHelpers
 import NIOCore
-import Synchronization
 
 /// A registry on loopback implementing docs/registry-api.yaml, for tests: `GET /bikes` (API key checked,
 /// ETag and Last-Modified honoured with 304) and `POST /sightings` (required fields and `Idempotency-Key`
@@ -71,9 +71,9 @@ public final class RegistryServer: Sendable {
         var stopping = false
     }
 
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
     public private(set) nonisolated(unsafe) var port = 0
-    private let served: Mutex<ServedApplication?> = Mutex(nil)
+    private let served: NIOLockedValueBox<ServedApplication?> = NIOLockedValueBox(nil)
 
     public init() {}
 
@@ -83,14 +83,14 @@ public final class RegistryServer: Sendable {
         router.get("bikes") { request, _ in await self.bikes(request) }
         router.post("sightings") { request, _ in try await self.sighting(request) }
         let served = await ServedApplication(loopback: router)
-        self.served.withLock { $0 = served }
+        self.served.withLockedValue { $0 = served }
         port = served.port
     }
 
     public func stop() async {
-        state.withLock { $0.stopping = true }
+        state.withLockedValue { $0.stopping = true }
         release()  // a held request would hold the server's shutdown, which waits for every answer
-        await served.withLock { $0 }?.stop()
+        await served.withLockedValue { $0 }?.stop()
     }
 
     public var baseURL: String { "http://127.0.0.1:\(port)" }
@@ -98,33 +98,33 @@ public final class RegistryServer: Sendable {
     // MARK: Test controls
 
     public func setBikes(_ json: String) {
-        state.withLock {
+        state.withLockedValue {
             $0.bikesJSON = json
             $0.version += 1
         }
     }
 
     /// The current list's ETag (`"vN"`).
-    public var etag: String { "\"v\(state.withLock { $0.version })\"" }
+    public var etag: String { "\"v\(state.withLockedValue { $0.version })\"" }
 
     /// What a station holding the list `etag` names is sent when it asks for the changes since (`A-IM:
     /// bike-changes`): `body`, answered `226 IM Used` under the current list's ETag, however right or wrong it is.
-    public func setChanges(from etag: String, body: String) { state.withLock { $0.changes[etag] = body } }
+    public func setChanges(from etag: String, body: String) { state.withLockedValue { $0.changes[etag] = body } }
 
     /// Every `A-IM` the list's requests carried, in order (nil for none).
-    public var instanceManipulations: [String?] { state.withLock { $0.instanceManipulations } }
+    public var instanceManipulations: [String?] { state.withLockedValue { $0.instanceManipulations } }
 
-    public func requireKey(_ key: String?) { state.withLock { $0.apiKey = key } }
+    public func requireKey(_ key: String?) { state.withLockedValue { $0.apiKey = key } }
 
-    public func setLatency(_ latency: Duration) { state.withLock { $0.latency = latency } }
+    public func setLatency(_ latency: Duration) { state.withLockedValue { $0.latency = latency } }
 
     /// Requests that arrive from now on are noted and then wait, unanswered, until `release()`: a request under way
     /// for exactly as long as a test needs one, where a latency would guess at it.
-    public func hold() { state.withLock { $0.holding = true } }
+    public func hold() { state.withLockedValue { $0.holding = true } }
 
     /// Lets every held request go on to its answer, and ends the hold.
     public func release() {
-        let waiting = state.withLock { state in
+        let waiting = state.withLockedValue { state in
             state.holding = false
             defer { state.held = [] }
             return state.held
@@ -134,37 +134,41 @@ public final class RegistryServer: Sendable {
 
     /// Answers this fraction of requests (chosen at random) with a 500, on top of injected faults.
     public func setFailureRate(_ rate: Double, postsOnly: Bool = false) {
-        state.withLock {
+        state.withLockedValue {
             $0.failureRate = rate
             $0.failPostsOnly = postsOnly
         }
     }
 
     /// Answers every `POST /sightings` with `status` (3xx with a Location to https) until called with nil.
-    public func answerEveryPost(with status: Int?) { state.withLock { $0.everyPost = status } }
+    public func answerEveryPost(with status: Int?) { state.withLockedValue { $0.everyPost = status } }
 
     /// Answers the POST of this sighting id with `status`, every time it comes.
-    public func refuse(sightingID: String, with status: Int?) { state.withLock { $0.refuse[sightingID] = status } }
+    public func refuse(sightingID: String, with status: Int?) {
+        state.withLockedValue { $0.refuse[sightingID] = status }
+    }
 
     /// The next requests (of any kind) get these faults, in order.
-    public func inject(_ faults: [Fault]) { state.withLock { $0.faults += faults } }
+    public func inject(_ faults: [Fault]) { state.withLockedValue { $0.faults += faults } }
 
-    public var posts: [Received] { state.withLock { $0.posts } }
-    public var sightings: [String: [String: String]] { state.withLock { $0.sightings } }
-    public var requestCount: Int { state.withLock { $0.requests.count } }
+    public var posts: [Received] { state.withLockedValue { $0.posts } }
+    public var sightings: [String: [String: String]] { state.withLockedValue { $0.sightings } }
+    public var requestCount: Int { state.withLockedValue { $0.requests.count } }
     public var requests: [(method: String, path: String, authorization: String?, query: String?)] {
-        state.withLock { $0.requests }
+        state.withLockedValue { $0.requests }
     }
 
     /// When each POST /sightings arrived, in order: the gaps a client's backoff left between its attempts.
     public var sightingArrivals: [ContinuousClock.Instant] {
-        state.withLock { state in zip(state.requests, state.arrivals).filter { $0.0.path == "/sightings" }.map(\.1) }
+        state.withLockedValue { state in
+            zip(state.requests, state.arrivals).filter { $0.0.path == "/sightings" }.map(\.1)
+        }
     }
 
     // MARK: Handlers
 
     private func nextFault(_ request: Request) async -> Fault? {
-        let (fault, latency) = state.withLock { state -> (Fault?, Duration) in
+        let (fault, latency) = state.withLockedValue { state -> (Fault?, Duration) in
             state.requests.append(
                 (request.method.rawValue, request.uri.path, request.headers[.authorization], request.uri.query))
             state.arrivals.append(.now)
@@ -173,7 +177,7 @@ public final class RegistryServer: Sendable {
             return (!exempt && Double.random(in: 0..<1) < state.failureRate ? .status(500) : nil, state.latency)
         }
         await withCheckedContinuation { request in
-            let waits = state.withLock { state in
+            let waits = state.withLockedValue { state in
                 let waits = !state.stopping && (state.holding || fault == .unanswered)
                 if waits { state.held.append(request) }
                 return waits
@@ -185,7 +189,7 @@ public final class RegistryServer: Sendable {
     }
 
     private func authorized(_ request: Request) -> Bool {
-        guard let key = state.withLock({ $0.apiKey }) else { return true }
+        guard let key = state.withLockedValue({ $0.apiKey }) else { return true }
         return request.uri.queryParameters["key"].map(String.init) == key
             || request.headers[.authorization] == "Bearer \(key)"
     }
@@ -227,7 +231,7 @@ public final class RegistryServer: Sendable {
                 status: .ok, headers: [.contentType: "application/json", .contentEncoding: "gzip"],
                 body: .init(byteBuffer: (try? text.compress(with: .gzip())) ?? ByteBuffer()))
         case .truncatedGzip:
-            var list = ByteBuffer(string: state.withLock { $0.bikesJSON })
+            var list = ByteBuffer(string: state.withLockedValue { $0.bikesJSON })
             var gzipped = (try? list.compress(with: .gzip())) ?? ByteBuffer()
             gzipped.moveWriterIndex(to: gzipped.writerIndex - min(12, gzipped.readableBytes / 2))
             return Response(
@@ -247,7 +251,7 @@ public final class RegistryServer: Sendable {
         guard authorized(request) else { return Response(status: .unauthorized) }
         let asked = request.headers[HTTPField.Name("A-IM")!]
         let held = request.headers[.ifNoneMatch]
-        let (json, version, changes) = state.withLock { state in
+        let (json, version, changes) = state.withLockedValue { state in
             state.instanceManipulations.append(asked)
             return (state.bikesJSON, state.version, held.flatMap { state.changes[$0] })
         }
@@ -269,12 +273,12 @@ public final class RegistryServer: Sendable {
             headers[.contentEncoding] = "gzip"
             body = gzipped
         }
-        state.withLock { $0.listEncodings.append(headers[.contentEncoding] ?? "identity") }
+        state.withLockedValue { $0.listEncodings.append(headers[.contentEncoding] ?? "identity") }
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: body))
     }
 
     /// How each list answered 200 was encoded (`gzip` or `identity`), in order.
-    public var listEncodings: [String] { state.withLock { $0.listEncodings } }
+    public var listEncodings: [String] { state.withLockedValue { $0.listEncodings } }
 
     private func sighting(_ request: Request) async throws -> Response {
         let fault = await nextFault(request)
@@ -287,8 +291,8 @@ public final class RegistryServer: Sendable {
             break
         }
         guard authorized(request) else { return Response(status: .unauthorized) }
-        if let status = state.withLock({ $0.everyPost }) {
-            let location = "https://registry.example/api/sightings?key=\(state.withLock { $0.apiKey ?? "" })"
+        if let status = state.withLockedValue({ $0.everyPost }) {
+            let location = "https://registry.example/api/sightings?key=\(state.withLockedValue { $0.apiKey ?? "" })"
             return Response(
                 status: .init(code: status), headers: (300..<400).contains(status) ? [.location: location] : [:])
         }
@@ -300,8 +304,10 @@ public final class RegistryServer: Sendable {
             return Response(status: .unprocessableContent)
         }
         let key = request.headers[HTTPField.Name("Idempotency-Key")!]
-        if let key, let status = state.withLock({ $0.refuse[key] }) { return Response(status: .init(code: status)) }
-        state.withLock { state in
+        if let key, let status = state.withLockedValue({ $0.refuse[key] }) {
+            return Response(status: .init(code: status))
+        }
+        state.withLockedValue { state in
             state.posts.append(Received(idempotencyKey: key, body: fields, raw: raw))
             if let key, state.sightings[key] == nil { state.sightings[key] = fields }
         }

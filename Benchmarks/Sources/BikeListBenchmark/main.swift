@@ -5,7 +5,7 @@
 //
 //   BikeListBenchmark [--bikes N] [--iterations K]
 import BeaconEngine
-import BeaconRegistryClient
+import BikeListJSON
 import BeaconWire
 import Foundation
 

@@ -1,6 +1,6 @@
 import BeaconEngine
-import BeaconRegistryClient
 import BeaconWire
+import BikeListJSON
 import FuzzDriver
 
 /// FindMyBike's UUID with no major (where rotating beacons' identities match), and with its major.
@@ -17,7 +17,8 @@ func fuzzBikeList(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         let index = regions.firstIndex(of: region)!
         if identities.isEmpty {
             given += 1
-            precondition(set.record(region: index, major: bike.major ?? 1, minor: bike.minor) != nil, "a bike not found")
+            precondition(
+                set.record(region: index, major: bike.major ?? 1, minor: bike.minor) != nil, "a bike not found")
         }
         for identity in identities {
             given += 1

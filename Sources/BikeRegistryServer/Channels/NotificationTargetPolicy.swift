@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 
 #if canImport(Glibc)
 import Glibc
@@ -71,16 +71,16 @@ struct NotificationTargetPolicy: Sendable {
     /// The addresses `host` resolves to, as bytes (4 or 16 each), off the cooperative pool (getaddrinfo blocks).
     /// A cancelled caller (a delivery past its deadline) is answered at once with none; the lookup ends on its own.
     static func resolve(_ host: String, port: String) async -> [[UInt8]] {
-        let waiting = Mutex<CheckedContinuation<[[UInt8]], Never>?>(nil)
+        let waiting = NIOLockedValueBox<CheckedContinuation<[[UInt8]], Never>?>(nil)
         @Sendable func answer(_ addresses: [[UInt8]]) {
-            waiting.withLock { continuation in
+            waiting.withLockedValue { continuation in
                 defer { continuation = nil }
                 return continuation
             }?.resume(returning: addresses)
         }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                waiting.withLock { $0 = continuation }
+                waiting.withLockedValue { $0 = continuation }
                 if Task.isCancelled { return answer([]) }
                 Thread { answer(lookUp(host, port: port)) }.start()
             }

@@ -88,8 +88,7 @@ final class RawBytesWatch: ChannelInboundHandler, RemovableChannelHandler {
     }
 }
 
-/// After the HTTP decoder (and before anything that may answer a request itself, `RefreshShortcut`): heads and
-/// ends read, answers' ends written.
+/// After the HTTP decoder: heads and ends read, answers' ends written.
 final class RequestPartsWatch: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart

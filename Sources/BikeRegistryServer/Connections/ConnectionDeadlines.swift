@@ -58,20 +58,6 @@ struct ConnectionDeadlines<C: Clock> {
         if answersOwed == 0, phase == .answering { phase = .waiting(since: now) }
     }
 
-    /// Answers written wait for the client to read them, and nothing more is read until they do
-    /// (`RefreshFastPath`): as while the server answers, no deadline here, even for a head begun.
-    mutating func answersWaiting() {
-        switch phase {
-        case .waiting, .readingHead: phase = .answering
-        case .readingBody, .answering: break
-        }
-    }
-
-    /// Those answers went out: with none owed, the connection waits for the next request.
-    mutating func answersDrained(at now: C.Instant) {
-        if answersOwed == 0, phase == .answering { phase = .waiting(since: now) }
-    }
-
     /// Whether the connection is past its deadline at `now`.
     func expired(at now: C.Instant) -> Bool {
         deadline.map { now >= $0 } ?? false

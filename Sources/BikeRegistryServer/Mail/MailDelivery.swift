@@ -3,7 +3,7 @@ import BikeRegistryMail
 import BikeRegistryStore
 import Foundation
 import Logging
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// One attempt to hand a notification to the relay as e-mail, for the notification worker (which retries, backs
 /// off and survives restarts as it does for webhooks) and the owner page's test.
@@ -16,7 +16,7 @@ final class MailDelivery: Sendable {
     let database: any RegistryStore
     let logger: Logger
     /// Whether the relay's refusal of the registry is logged already.
-    private let refusalLogged = Mutex(false)
+    private let refusalLogged = NIOLockedValueBox(false)
 
     init(settings: MailSettings, publicURL: String, database: any RegistryStore, logger: Logger) {
         relay = settings.relay
@@ -37,7 +37,7 @@ final class MailDelivery: Sendable {
         }
         switch await relay.send(message) {
         case .accepted:
-            if refusalLogged.withLock({ logged in
+            if refusalLogged.withLockedValue({ logged in
                 defer { logged = false }
                 return logged
             }) {
@@ -49,7 +49,7 @@ final class MailDelivery: Sendable {
         case .retry(let reason):
             return .retry(.init("the relay could not take it now", detail: reason), retryAfter: nil)
         case .relayRefused(let reason):
-            if refusalLogged.withLock({ logged in
+            if refusalLogged.withLockedValue({ logged in
                 defer { logged = true }
                 return !logged
             }) {

@@ -1,8 +1,8 @@
 import BikeRegistryCore
 public import BikeRegistryStore
 import HTTPTypes
+import NIOConcurrencyHelpers
 import Prometheus
-import Synchronization
 
 /// What the registry counts as it works, for its operator's Prometheus (`serve --metrics-listen`): requests by route
 /// and status, sightings and notifications by outcome, the store's operations, the limits' refusals. Each is counted
@@ -19,7 +19,7 @@ public final class RegistryMetrics: Sendable {
     let registry: PrometheusCollectorRegistry
     /// The request histogram of each method, route and status seen, so that recording one costs a lookup here and
     /// the histogram's own lock, not the collector registry's label matching.
-    private let requestSeries = Mutex([RequestSeries: DurationHistogram]())
+    private let requestSeries = NIOLockedValueBox([RequestSeries: DurationHistogram]())
     private let requestsInFlight: Gauge
     private let storeInFlight: Gauge
     /// The series of what every request or operation may count, made once: counting one then takes no lock of the
@@ -83,11 +83,11 @@ public final class RegistryMetrics: Sendable {
         record(method: method, route: route, status: status, after: duration)
     }
 
-    /// One request answered; `RefreshShortcut`'s, which never reach the router, are recorded alone.
+    /// One request answered.
     func record(method: HTTPRequest.Method, route: String?, status: Int, after duration: Duration) {
         let series = RequestSeries(
             method: Self.methodLabel(method), route: route ?? Self.unmatchedRoute, status: status)
-        let histogram = requestSeries.withLock { known in
+        let histogram = requestSeries.withLockedValue { known in
             if let histogram = known[series] { return histogram }
             let histogram = registry.makeDurationHistogram(
                 descriptor: Self.requestDuration,

@@ -1,8 +1,8 @@
 import BikeRegistryCore
 import DaemonSupport
 import Logging
+import NIOConcurrencyHelpers
 import PostgresNIO
-import Synchronization
 
 /// The host among the URL's that the store's operations go to, and its pool, followed when it changes: postgres-nio's
 /// pool knows one host and keeps a connection to a demoted primary (its keep-alive succeeds on a standby), so the
@@ -33,7 +33,7 @@ final class PostgresPrimary: Sendable {
         var retired: [Task<Void, Never>] = []
         var closed = false
     }
-    private let state: Mutex<State>
+    private let state: NIOLockedValueBox<State>
 
     /// The first host, in the URL's order, that answers and will do, with its schema brought up to date
     /// (`PostgresMigrator`) on a connection of its own, which fails at once where the pool would keep trying.
@@ -74,7 +74,7 @@ final class PostgresPrimary: Sendable {
         self.configurations = configurations
         self.deadline = deadline
         self.logger = logger
-        state = Mutex(State(current: Self.start(configurations[host], host: host, logger: logger)))
+        state = NIOLockedValueBox(State(current: Self.start(configurations[host], host: host, logger: logger)))
     }
 
     private static func start(_ configuration: PostgresClient.Configuration, host: Int, logger: Logger) -> Current {
@@ -83,7 +83,7 @@ final class PostgresPrimary: Sendable {
     }
 
     /// The host operations go to now, as the URL names it.
-    var host: String { PostgresLocation.describe(location.endpoints[state.withLock { $0.current.host }]) }
+    var host: String { PostgresLocation.describe(location.endpoints[state.withLockedValue { $0.current.host }]) }
 
     /// The operation on the current host's pool within the store's deadline, its failure said for an operator (never
     /// the query's values) and, where it suggests the primary was lost, a search begun; measured as `kind` for the
@@ -103,7 +103,7 @@ final class PostgresPrimary: Sendable {
     private func attempt<Value: Sendable>(_ operation: @escaping @Sendable (PostgresClient) async throws -> Value)
         async throws -> Value
     {
-        let (client, noneFound) = state.withLock { ($0.current.client, $0.noneFound) }
+        let (client, noneFound) = state.withLockedValue { ($0.current.client, $0.noneFound) }
         if noneFound {
             throw MeasuredFailure(
                 .unavailable, RegistryStoreError("no PostgreSQL host takes the registry's writes now"))
@@ -127,7 +127,7 @@ final class PostgresPrimary: Sendable {
 
     /// Begins a search, unless one is on or `client` is a pool already left.
     private func lost(_ client: PostgresClient, because error: any Error) {
-        let from = state.withLock { state -> Int? in
+        let from = state.withLockedValue { state -> Int? in
             guard !state.closed, state.search == nil, state.current.client === client else { return nil }
             state.search = Task { await self.search() }
             return state.current.host
@@ -148,7 +148,7 @@ final class PostgresPrimary: Sendable {
                 adopt(found)
                 return
             }
-            state.withLock { $0.noneFound = true }
+            state.withLockedValue { $0.noneFound = true }
             if !saidNone {
                 saidNone = true
                 logger.error(
@@ -163,7 +163,7 @@ final class PostgresPrimary: Sendable {
     /// Operations go to `host` from now: on the pool they went to if it is the same host and no round found it
     /// wanting, else on a new pool, the old one closed.
     private func adopt(_ host: Int) {
-        let (changed, from) = state.withLock { state -> (Bool, Int) in
+        let (changed, from) = state.withLockedValue { state -> (Bool, Int) in
             let from = state.current.host
             defer {
                 state.search = nil
@@ -188,7 +188,7 @@ final class PostgresPrimary: Sendable {
 
     /// Stops any search and closes every pool; one left behind that does not close within the deadline is let be.
     func close() async {
-        let (search, pools) = state.withLock { state in
+        let (search, pools) = state.withLockedValue { state in
             state.closed = true
             state.current.running.cancel()
             return (state.search, state.retired + [state.current.running])

@@ -1,7 +1,7 @@
 import BikeRegistryCore
 import Foundation
 import GRDB
-import Synchronization
+import NIOConcurrencyHelpers
 
 #if canImport(Glibc)
 import Glibc
@@ -30,7 +30,7 @@ final class CommitLedger: Sendable {
     private static let size = 512
 
     let path: String
-    private let state: Mutex<(descriptor: Int32, noted: [String: Int64])>
+    private let state: NIOLockedValueBox<(descriptor: Int32, noted: [String: Int64])>
 
     /// Opens (or creates, with `mode`) the file beside the database; nil when it cannot be (the database works
     /// without it, unguarded).
@@ -39,14 +39,14 @@ final class CommitLedger: Sendable {
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, mode)
         guard descriptor >= 0 else { return nil }
         _ = fchmod(descriptor, mode)
-        state = Mutex((descriptor, [:]))
+        state = NIOLockedValueBox((descriptor, [:]))
     }
 
-    deinit { state.withLock { _ = close($0.descriptor) } }
+    deinit { state.withLockedValue { _ = close($0.descriptor) } }
 
     /// The counts the file holds; empty when it is new or unreadable.
     func read() -> [String: Int64] {
-        state.withLock { state in
+        state.withLockedValue { state in
             var buffer = [UInt8](repeating: 0, count: Self.size)
             let count = pread(state.descriptor, &buffer, buffer.count, 0)
             guard count > 0 else { return [:] }
@@ -57,7 +57,7 @@ final class CommitLedger: Sendable {
     /// Notes counts read inside a committed transaction. Counts only grow; the larger of each is kept, since two
     /// commits' notes can arrive out of order.
     func note(_ counts: [String: Int64]) {
-        state.withLock { state in
+        state.withLockedValue { state in
             var changed = false
             for (name, value) in counts where value > state.noted[name, default: -1] {
                 state.noted[name] = value

@@ -1,4 +1,5 @@
 import BeaconTestSupport
+import BikeRegistryCore
 import BikeRegistryStore
 import Foundation
 import NIOHTTP1
@@ -6,10 +7,10 @@ import Testing
 
 @testable import BikeRegistryServer
 
-/// `RefreshFastPath`, which answers a station's refresh from the bytes read, before the HTTP decoder, over real
-/// HTTP on loopback: its answers are the router's, byte for byte but the date; order kept when requests are
-/// pipelined or a head comes in pieces; and a client that sends and never reads holds a bounded part of the server.
-@Suite(.timeLimit(.minutes(20))) struct RefreshFastPathTests {
+/// A station's refresh (`GET /bikes` with `If-None-Match`) over real HTTP on loopback: answers in the order asked when
+/// pipelined, counted against the station's rate and noted, written at stop, and a client that sends and never reads
+/// holds a bounded part of the server.
+@Suite(.timeLimit(.minutes(20))) struct StationRefreshTests {
     /// A registry with a station, its list served once (so that memory holds it), and the key and ETag.
     struct Served {
         let registry: RegistryHarness
@@ -57,39 +58,10 @@ import Testing
         }
     }
 
-    @Test(arguments: StoreKind.allCases) func answersAreTheRoutersButTheDate(store: StoreKind) async throws {
-        let directory = try TemporaryDirectory("fast-path")
-        defer { directory.remove() }
-        let served = try await Served(store, directory: directory.path)
-        try await withTeardown({ await served.registry.stop() }) {
-            // 304: the first answered here, the second (with Connection) by the decoder's side.
-            let unchanged = try await RawHTTP.exchange(
-                port: served.registry.port, served.refresh() + served.refresh(close: true))
-            let notModified = Self.answers(unchanged)
-            #expect(notModified.count == 2 && notModified[0].hasPrefix("304 Not Modified\r\nETag: \(served.etag)"))
-            #expect(notModified.first == notModified.last, "\(unchanged)")
-
-            // 226: one more bike missing; the router works the changes out once, then they are answered here.
-            try await served.reportMissing(minors: 4...4)
-            let takesChanges = "A-IM: bike-changes\r\n"
-            for encoding in ["", "Accept-Encoding: gzip\r\n"] {
-                let routed = try await RawHTTP.exchange(
-                    port: served.registry.port, served.refresh(takesChanges + encoding, close: true))
-                let fast = try await RawHTTP.exchange(
-                    port: served.registry.port,
-                    served.refresh(takesChanges + encoding) + served.refresh(takesChanges + encoding, close: true))
-                let answers = Self.answers(routed) + Self.answers(fast)
-                #expect(answers.count == 3 && answers[0].hasPrefix("226 IM Used\r\n"), "\(routed)")
-                #expect(Set(answers).count == 1, "\(answers)")
-                #expect(answers[0].contains("Content-Encoding: gzip") == !encoding.isEmpty)
-            }
-        }
-    }
-
-    /// Pipelined in one write: two refreshes answered here, a request for the router (no condition: 200), and a
-    /// refresh after it, which must wait for the 200 and so goes to the decoder.
+    /// Pipelined in one write: two unchanged refreshes, a request with no condition (200), and two refreshes after
+    /// it: answered in the order asked.
     @Test func pipelinedAnswersKeepTheirOrder() async throws {
-        let directory = try TemporaryDirectory("fast-path")
+        let directory = try TemporaryDirectory("refresh")
         defer { directory.remove() }
         let served = try await Served(.sqlite, directory: directory.path)
         try await withTeardown({ await served.registry.stop() }) {
@@ -103,31 +75,58 @@ import Testing
         }
     }
 
-    /// A head in two pieces (cut in its request line, in a header, or the second request cut): kept until whole,
-    /// then answered.
-    @Test func aHeadInPiecesIsStillAnswered() async throws {
-        let directory = try TemporaryDirectory("fast-path")
+    /// A refresh answered 304 from memory counts against the station's rate and is noted as its last refresh.
+    @Test(arguments: StoreKind.allCases) func unchangedRefreshesAreLimitedAndNoted(store: StoreKind) async throws {
+        let directory = try TemporaryDirectory("bike-registry")
         defer { directory.remove() }
-        let served = try await Served(.sqlite, directory: directory.path)
-        try await withTeardown({ await served.registry.stop() }) {
-            let request = served.refresh() + served.refresh(close: true)
-            for cut in [5, 40, request.utf8.count / 2 + 3] {
-                let bytes = Array(request.utf8)
-                let text = try await RawHTTP.exchange(
-                    port: served.registry.port,
-                    pieces: [Array(bytes[..<cut]), Array(bytes[cut...])], pause: 0.2)
-                #expect(Self.answers(text).map { $0.prefix(3) } == ["304", "304"], "cut at \(cut): \(text)")
+        let registry = try await RegistryHarness(store, directory: directory.path, requestsPerMinute: 3)
+        try await withTeardown({ await registry.stop() }) {
+            let key = try await registry.database.addStation(name: "Ace", latitude: 51.5, longitude: -0.2)
+            let first = try await registry.request(.GET, "/bikes?missing=true", bearer: key)
+            let etag = try #require(first.headers.first(name: "ETag"))
+            var statuses: [Int] = []
+            for _ in 0..<3 {
+                statuses.append(
+                    try await registry.request(
+                        .GET, "/bikes?missing=true", bearer: key,
+                        headers: [("If-None-Match", etag), ("User-Agent", "beacond/refresh-test")]
+                    ).status)
             }
+            #expect(statuses == [304, 304, 429])
+            var station: Station?
+            for _ in 0..<100 where station?.userAgent != "beacond/refresh-test" {
+                try await Task.sleep(for: .milliseconds(50))
+                station = try await registry.database.stations().first
+            }
+            #expect(station?.userAgent == "beacond/refresh-test" && station?.lastRefreshAt != nil)
         }
     }
 
-    /// A client that sends refreshes and never reads their answers: once the answers the server could not write
-    /// pass the channel's high-water mark, it stops reading, so the client's sends stall well short of what it
-    /// would send; when the client reads at last, every request it sent is answered.
-    @Test func aClientThatNeverReadsStallsAndLosesNothing() async throws {
-        let directory = try TemporaryDirectory("fast-path")
+    /// Refreshes noted since the last write are written when the server stops, even by cancellation.
+    @Test(arguments: StoreKind.allCases) func theLastRefreshesAreWrittenAtStop(store: StoreKind) async throws {
+        let directory = try TemporaryDirectory("bike-registry")
         defer { directory.remove() }
-        // A station's rate past any the client reaches: every refresh is answered here.
+        let database = try await TestDatabase.make(store, in: directory.path)
+        try await withTeardown({ await database.drop() }) {
+            let registry = try await RegistryHarness(
+                store, directory: directory.path, sharing: database, refreshWriteInterval: .seconds(3600))
+            let key = try await registry.database.addStation(name: "Ace", latitude: 51.5, longitude: -0.2)
+            #expect(try await registry.request(.GET, "/bikes", bearer: key).status == 200)
+            await registry.stop(cancelling: true)
+            let reopened = try await database.open()
+            let station = try await reopened.stations().first
+            await reopened.close()
+            #expect(station?.lastRefreshAt != nil)
+        }
+    }
+
+    /// A client that sends refreshes and never reads their answers: once the server cannot write its answers, it
+    /// stops reading (Hummingbird's channel waits to write before it reads the next request), so the client's sends
+    /// stall well short of what it would send; when the client reads at last, every request it sent is answered.
+    @Test func aClientThatNeverReadsStallsAndLosesNothing() async throws {
+        let directory = try TemporaryDirectory("refresh")
+        defer { directory.remove() }
+        // A station's rate past any the client reaches: none is refused.
         let served = try await Served(.sqlite, directory: directory.path, requestsPerMinute: 100_000_000)
         try await withTeardown({ await served.registry.stop() }) {
             let limit = 48 << 20
