@@ -1,9 +1,10 @@
 import BikeRegistryCore
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// What the server's parts report as it happens, for whoever waits on it: the missing list's version its copy in
-/// memory holds (`RegistrySnapshot`), and each delivery whose outcome is written (`NotificationWorker`). A test waits
+/// memory holds (`RegistrySnapshot`), each delivery whose outcome is written (`NotificationWorker`), and the moment of
+/// the registry's clock the reports were last swept as of (`ReportSweeper`). A test waits
 /// for the event rather than polling for its effect; every wait has a bound, so a test that fails ends.
 final class RegistryEvents: Sendable {
     private struct Waiting {
@@ -17,9 +18,11 @@ final class RegistryEvents: Sendable {
         /// Deliveries whose outcome was written, by outcome.
         var delivered = 0
         var written = 0
+        /// The registry's clock at the last sweep of the missing reports done, its lapses in the list.
+        var sweptAt = Date.distantPast
     }
 
-    private let state = Mutex<(now: State, waiting: [UUID: Waiting])>((State(), [:]))
+    private let state = NIOLockedValueBox<(now: State, waiting: [UUID: Waiting])>((State(), [:]))
 
     init() {}
 
@@ -30,6 +33,14 @@ final class RegistryEvents: Sendable {
             state.written += 1
             if outcome == .delivered { state.delivered += 1 }
         }
+    }
+
+    func swept(at moment: Date) { change { $0.sweptAt = max($0.sweptAt, moment) } }
+
+    /// Whether the reports have been swept as of `moment` of the registry's clock, or later, within `timeout`: what
+    /// was due by then has lapsed, and the list held says so.
+    func swept(asOf moment: Date, within timeout: Duration = .seconds(30)) async -> Bool {
+        await wait(within: timeout) { $0.sweptAt >= moment }
     }
 
     /// Whether the server's copy holds the list at `version` or later within `timeout`.
@@ -43,7 +54,7 @@ final class RegistryEvents: Sendable {
     }
 
     private func change(_ body: (inout State) -> Void) {
-        let met = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
+        let met = state.withLockedValue { state -> [CheckedContinuation<Bool, Never>] in
             body(&state.now)
             let now = state.now
             let met = state.waiting.filter { $0.value.isMet(now) }
@@ -58,7 +69,7 @@ final class RegistryEvents: Sendable {
     private func wait(within timeout: Duration, until isMet: @escaping @Sendable (State) -> Bool) async -> Bool {
         let id = UUID()
         return await withCheckedContinuation { continuation in
-            let already = state.withLock { state -> Bool in
+            let already = state.withLockedValue { state -> Bool in
                 if isMet(state.now) { return true }
                 state.waiting[id] = Waiting(isMet: isMet, continuation: continuation)
                 return false
@@ -66,7 +77,7 @@ final class RegistryEvents: Sendable {
             guard !already else { return continuation.resume(returning: true) }
             Task {
                 try? await Task.sleep(for: timeout)
-                self.state.withLock { $0.waiting.removeValue(forKey: id) }?.continuation.resume(returning: false)
+                self.state.withLockedValue { $0.waiting.removeValue(forKey: id) }?.continuation.resume(returning: false)
             }
         }
     }

@@ -52,7 +52,7 @@ struct RegistryParts {
                 ReportSweeper(
                     database: database, rules: configuration.missingReports,
                     interval: configuration.reportSweepInterval, now: configuration.now, snapshot: snapshot,
-                    doorbell: doorbell, logger: logger),
+                    doorbell: doorbell, events: configuration.events, logger: logger),
             ]
             + Self.metricsListener(database: database, configuration: configuration, snapshot: snapshot, logger: logger)
         metrics?.expect(

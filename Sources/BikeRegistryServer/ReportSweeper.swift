@@ -16,6 +16,7 @@ struct ReportSweeper: Service {
     let now: @Sendable () -> Date
     let snapshot: RegistrySnapshot
     let doorbell: Doorbell
+    let events: RegistryEvents?
     let logger: Logger
 
     func run() async throws {
@@ -28,9 +29,11 @@ struct ReportSweeper: Service {
     }
 
     func sweep() async {
+        let moment = now()
         do {
-            let sweep = try await database.sweepReports(rules: rules, now: now())
+            let sweep = try await database.sweepReports(rules: rules, now: moment)
             if sweep.lapsed > 0 { try await snapshot.listChanged() }
+            events?.swept(at: moment)
             if sweep.reminded + sweep.lapsed > 0 {
                 doorbell.ring()
                 logger.info(

@@ -144,14 +144,15 @@ import Testing
                         registry, bike, missing: !(try await Self.isMissing(registry, bike)), mayBeRefused: true)
                 }
                 clock.advance(by: 60)
-                try await Task.sleep(for: .milliseconds(60))  // the sweep's turn (every 50 ms), to lapse what is due
+                // The sweep's turn (every 50 ms), to lapse what is due by now.
+                #expect(await registry.events.swept(asOf: clock.read()), "version \(version): no sweep")
                 #expect(
                     await following.refresher.refreshOnce(),
                     "version \(version): \(following.refresher.status.lastError ?? "")")
             }
-            // The last lapses the sweep owes at this moment made (it runs every 50 ms, later under load), and taken:
-            // the station fetching whole below must see the list this one ends with.
-            try await Task.sleep(for: .milliseconds(500))
+            // The last lapses the sweep owes at this moment made, and taken: the station fetching whole below must
+            // see the list this one ends with.
+            #expect(await registry.events.swept(asOf: clock.read()))
             #expect(await following.refresher.refreshOnce())
             let status = following.refresher.status
             #expect(status.wholeLists == 1 && status.changesApplied >= 95, "\(status)")
