@@ -9,18 +9,11 @@ let package = Package(
     products: [
         .executable(name: "beacond", targets: ["beacond"]),
         .executable(name: "bike-registry", targets: ["bike-registry"]),
-        // For the nested Benchmarks package, which measures these modules directly.
+        // For the nested Fuzz package, which fuzzes these modules' parsers directly.
         .library(name: "BeaconWire", targets: ["BeaconWire"]),
-        .library(name: "BeaconCapture", targets: ["BeaconCapture"]),
         .library(name: "BeaconEngine", targets: ["BeaconEngine"]),
-        .library(name: "BeaconOutbox", targets: ["BeaconOutbox"]),
-        // The bike list's JSON reader (Benchmarks' BikeListBenchmark, FuzzBikeList).
         .library(name: "BikeListJSON", targets: ["BikeListJSON"]),
-        .library(name: "BeaconDelivery", targets: ["BeaconDelivery"]),
-        .library(name: "BeaconRegistryClient", targets: ["BeaconRegistryClient"]),
-        // For the nested Fuzz package: the configuration and control-protocol parsers.
         .library(name: "BeaconControl", targets: ["BeaconControl"]),
-        .library(name: "BeaconMetrics", targets: ["BeaconMetrics"]),
         .library(name: "BeaconDaemon", targets: ["BeaconDaemon"]),
     ],
     dependencies: [
@@ -395,4 +388,53 @@ var dbusHeaders: [String] {
     let multiarch = "unknown-linux-gnu"
     #endif
     return ["/usr/include/dbus-1.0", "/usr/lib/\(multiarch)/dbus-1.0/include"]
+}
+
+// beacond's benchmarks (Benchmarks/Sources, BENCHMARKS.md), only when BEACOND_BENCHMARKS is set, as Hummingbird keeps
+// its own: `scripts/build-release --benchmarks` (Benchmarks/run) builds them with the shipping binary's flags, so the
+// modules they measure are compiled once and are the ones that ship; `swift build` and `swift test` never see them.
+if Context.environment["BEACOND_BENCHMARKS"] != nil {
+    // Deque, for the mutex-guarded queue the advert ring is compared with.
+    package.dependencies.append(.package(url: "https://github.com/apple/swift-collections", from: "1.6.0"))
+    let path = { (name: String) in "Benchmarks/Sources/\(name)" }
+    package.targets += [
+        // The plain C loop beacond's decoder is compared with, in the same process and run. Both it and the decode
+        // benchmark (where beacond's inlinable record loop is compiled) place every function on a 64-byte line and
+        // every loop on a 32-byte boundary: left to the linker, a change anywhere in the binary moved the two hot
+        // loops across cache lines and the same code measured anywhere from 1.20x to 1.42x.
+        .target(
+            name: "CDecodeLoop", path: path("CDecodeLoop"),
+            cSettings: [.unsafeFlags(["-O2", "-falign-functions=64", "-falign-loops=32"])]),
+        // Counts heap allocations so "zero allocations per report" is measured, not assumed.
+        .target(name: "CMallocCounter", path: path("CMallocCounter")),
+        .executableTarget(
+            name: "DecodeBenchmark", dependencies: ["CDecodeLoop", "CMallocCounter", "BeaconWire", "BeaconCapture"],
+            path: path("DecodeBenchmark"),
+            swiftSettings: [.unsafeFlags(["-Xllvm", "-align-all-functions=6", "-Xllvm", "-align-loops=32"])]),
+        // Ring and engine: the advert ring against a mutex-guarded Deque, and adverts through ring + engine with every
+        // minor missing, against the decoder's own cost measured in the same run.
+        .executableTarget(
+            name: "EngineBenchmark",
+            dependencies: [
+                "CMallocCounter", "BeaconWire", "BeaconCapture", "BeaconEngine",
+                .product(name: "DequeModule", package: "swift-collections"),
+            ],
+            path: path("EngineBenchmark")),
+        // The live capture path (socketpair → HCICapture → decoder → ring) against bare reads, and the stall
+        // watchdog's reaction time.
+        .executableTarget(
+            name: "LiveBenchmark",
+            dependencies: [
+                "BeaconWire", "BeaconCapture", "BeaconEngine", "BeaconDaemon", "BeaconOutbox",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: path("LiveBenchmark")),
+        // The registry's bike list into the set matching needs, read as it arrives, against decoding it whole.
+        .executableTarget(
+            name: "BikeListBenchmark", dependencies: ["BeaconWire", "BeaconEngine", "BikeListJSON"],
+            path: path("BikeListBenchmark")),
+        // Committing sightings to the SQLite outbox against write(2) + fsync(2) of the same bytes.
+        .executableTarget(
+            name: "OutboxBenchmark", dependencies: ["BeaconEngine", "BeaconOutbox"], path: path("OutboxBenchmark")),
+    ]
 }

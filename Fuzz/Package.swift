@@ -1,5 +1,5 @@
 // swift-tools-version: 6.0
-// libFuzzer targets for every parser beacond has, as a nested package (like Benchmarks/) so the main build
+// libFuzzer targets for every parser beacond has, as a nested package so the main build
 // and its tests never compile them. Build and run with Fuzz/run, which adds -sanitize=fuzzer,address.
 import Foundation
 import PackageDescription
