@@ -1,7 +1,7 @@
 public import BeaconEngine
 import BeaconPOSIX
 public import BeaconWire
-public import BikeListJSON
+import BikeListJSON
 public import ListChanges
 import SystemPackage
 

@@ -1,7 +1,7 @@
 public import BeaconDelivery
 public import BeaconEngine
 public import BeaconWire
-public import BikeListJSON
+import BikeListJSON
 public import ListChanges
 
 /// What `GET /bikes` gave.
