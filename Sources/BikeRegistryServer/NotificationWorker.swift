@@ -123,7 +123,7 @@ final class NotificationWorker: Service {
 
     /// One attempt, what its answer makes of the message (`DeliveryStep`, on the registry's clock), and a line for the
     /// operator, with the failure's detail the owner is not shown.
-    private func outcome(of notification: PendingNotification) async -> DeliveryOutcome {
+    private func outcome(of notification: PendingNotification) async -> NotificationOutcome {
         let metadata: Logger.Metadata = [
             "notification.id": "\(notification.id)", "notification.channel": "\(notification.channel.rawValue)",
             "bike.id": "\(notification.bikeId)",

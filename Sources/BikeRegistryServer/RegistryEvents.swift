@@ -28,7 +28,7 @@ final class RegistryEvents: Sendable {
 
     func listHeld(_ version: Int64) { change { $0.listVersion = max($0.listVersion, version) } }
 
-    func attemptWritten(_ outcome: DeliveryOutcome) {
+    func attemptWritten(_ outcome: NotificationOutcome) {
         change { state in
             state.written += 1
             if outcome == .delivered { state.delivered += 1 }

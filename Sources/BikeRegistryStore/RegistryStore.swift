@@ -151,7 +151,7 @@ public protocol RegistryStore: Sendable {
     func takeDueNotification(now: Date, busyTargets: Set<String>, heldUntil: Date) async throws
         -> PendingNotification?
     /// Records what came of one attempt at a message `takeDueNotification` gave.
-    func recordAttempt(_ outcome: DeliveryOutcome, of notification: PendingNotification, now: Date) async throws
+    func recordAttempt(_ outcome: NotificationOutcome, of notification: PendingNotification, now: Date) async throws
     /// When the next undelivered message whose target is not in `busyTargets` is due, if any is owed.
     func nextNotificationDue(busyTargets: Set<String>) async throws -> Date?
     /// Counts by state, for the operator and the tests.

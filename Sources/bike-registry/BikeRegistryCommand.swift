@@ -24,7 +24,7 @@ struct BikeRegistryCommand: AsyncParsableCommand {
             """,
         version: ReleaseVersion.current,
         subcommands: [
-            Serve.self, StatusCommand.self, StationCommand.self, BeaconCommand.self, AbuseCommand.self,
+            Serve.self, RegistryStatusCommand.self, StationCommand.self, BeaconCommand.self, AbuseCommand.self,
             StatsCommand.self, CheckMailCommand.self, BackupCommand.self, CheckCommand.self,
         ])
 }

@@ -89,7 +89,7 @@ import Testing
     static func outcome(
         _ answer: DeliveryStep.Answer, _ refusal: TargetRefusal = .remove, attempts: Int = 0, age: TimeInterval = 60
     )
-        -> DeliveryOutcome
+        -> NotificationOutcome
     {
         DeliveryStep.outcome(
             of: answer, refusal: refusal, attempts: attempts, createdAt: now.addingTimeInterval(-age),

@@ -16,7 +16,7 @@ package enum DeliveryStep {
     /// schedule, until the schedule gives the message up.
     package static func outcome(
         of answer: Answer, refusal: TargetRefusal, attempts: Int, createdAt: Date, schedule: RetrySchedule, now: Date
-    ) -> DeliveryOutcome {
+    ) -> NotificationOutcome {
         switch answer {
         case .delivered:
             return .delivered

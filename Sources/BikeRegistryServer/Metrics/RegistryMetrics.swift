@@ -126,7 +126,7 @@ public final class RegistryMetrics: Sendable {
     func sighting(_ outcome: SightingOutcome) { sightingCounts[outcome]?.increment() }
 
     /// One delivery attempt on `channel`, what the domain made of it, and how long the attempt took.
-    func delivery(channel: NotificationChannel, outcome: DeliveryOutcome, after duration: Duration) {
+    func delivery(channel: NotificationChannel, outcome: NotificationOutcome, after duration: Duration) {
         let outcome =
             switch outcome {
             case .delivered: Self.deliveryOutcomes[0]

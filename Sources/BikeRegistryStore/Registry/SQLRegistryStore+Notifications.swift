@@ -2,7 +2,7 @@ import BikeRegistryCore
 import Foundation
 
 extension SQLRegistryStore {
-    public func recordAttempt(_ outcome: DeliveryOutcome, of notification: PendingNotification, now: Date)
+    public func recordAttempt(_ outcome: NotificationOutcome, of notification: PendingNotification, now: Date)
         async throws
     {
         try await database.transaction { connection in
@@ -27,7 +27,7 @@ extension SQLRegistryStore {
 
 /// What one attempt's outcome writes.
 enum DeliverySQL {
-    static func apply(_ outcome: DeliveryOutcome, to notification: PendingNotification, now: Date) -> [SQL] {
+    static func apply(_ outcome: NotificationOutcome, to notification: PendingNotification, now: Date) -> [SQL] {
         let id = notification.id
         switch outcome {
         case .delivered:

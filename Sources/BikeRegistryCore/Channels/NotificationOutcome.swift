@@ -2,7 +2,7 @@ public import Foundation
 
 /// What became of one attempt to deliver a notification, as the store writes it. Nothing of HTTP or SMTP: the
 /// channel's sender says what its answer means, and the channel's type what a refusal for good does to its target.
-public enum DeliveryOutcome: Sendable, Equatable {
+public enum NotificationOutcome: Sendable, Equatable {
     case delivered
     case retry(at: Date, error: String)
     case abandon(error: String)

@@ -7,7 +7,7 @@ import NIOCore
 import NIOHTTP1
 
 /// `bike-registry status`: the registry at a glance for its operator, as `beacond status` is for a café.
-struct StatusCommand: AsyncParsableCommand {
+struct RegistryStatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
         abstract:
@@ -38,9 +38,9 @@ struct StatusCommand: AsyncParsableCommand {
             throw ExitCode(3)
         }
         if json {
-            try CommandOutput.printJSONLine(StatusText.json(status))
+            try CommandOutput.printJSONLine(RegistryStatusText.json(status))
         } else {
-            print(StatusText.text(status), terminator: "")
+            print(RegistryStatusText.text(status), terminator: "")
         }
         if !status.problems.isEmpty { throw ExitCode(1) }
     }

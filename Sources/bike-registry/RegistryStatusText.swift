@@ -1,7 +1,7 @@
 import Foundation
 
 /// `bike-registry status`'s text and JSON.
-enum StatusText {
+enum RegistryStatusText {
     static func text(_ status: RegistryStatus) -> String {
         var lines: [String] = []
         let readiness =
