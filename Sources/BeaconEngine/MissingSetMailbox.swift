@@ -6,11 +6,11 @@ import Synchronization
 /// relaxed atomic load per batch) and, when it moved, takes the set only if the lock is free at that instant;
 /// if the writer happens to hold it, the engine carries on with the set it has and looks again next batch.
 public final class MissingSetMailbox: Sendable {
-    private let current: Mutex<MissingBikeSet>
+    private let current: TryLockedValue<MissingBikeSet>
     private let generation = Atomic<UInt64>(0)
 
     public init(_ initial: MissingBikeSet) {
-        current = Mutex(initial)
+        current = TryLockedValue(initial)
     }
 
     /// Replaces the set; the engine picks it up on its next poll.
