@@ -142,6 +142,11 @@ public final class MissingBikeSet: Sendable {
         var statistics = Statistics()
         var placed: [Placed] = []
         var text: [[UInt8]] = []
+        /// By region, the minors an entry for any major holds already (a bit a minor, made on the region's first such
+        /// entry). A later entry for one of them is a repeat the set would drop (the first is kept), so it is dropped
+        /// as it comes: kept until `build`, a list whose minors repeat past 65,536 held every repeat and its text
+        /// (issue 59: 370,000 entries at the 16 MiB cap, 65,536 of them kept).
+        var anyMajorMinors: [[UInt64]] = []
 
         struct Placed: Sendable {
             var stored: Stored
@@ -187,6 +192,10 @@ public final class MissingBikeSet: Sendable {
                 return
             }
             let major = entry.major ?? regions[region].major
+            if major == nil, !firstForAnyMajor(region: region, minor: entry.minor) {
+                statistics.duplicates += 1
+                return
+            }
             place(
                 Stored(
                     region: UInt16(region), minor: entry.minor, major: major ?? 0, hasMajor: major != nil,
@@ -212,6 +221,18 @@ public final class MissingBikeSet: Sendable {
                 statistics.outsideRegions += 1
                 statistics.rotatingOutsideRegions += 1
             }
+        }
+
+        /// Whether this is the first entry for any major with this minor in the region; notes it.
+        private mutating func firstForAnyMajor(region: Int, minor: UInt16) -> Bool {
+            if anyMajorMinors.isEmpty { anyMajorMinors = Array(repeating: [], count: regions.count) }
+            if anyMajorMinors[region].isEmpty {
+                anyMajorMinors[region] = Array(repeating: 0, count: MissingBikeSet.wordsPerRegion)
+            }
+            let (word, bit) = (Int(minor >> 6), UInt64(1) << UInt64(minor & 63))
+            guard anyMajorMinors[region][word] & bit == 0 else { return false }
+            anyMajorMinors[region][word] |= bit
+            return true
         }
 
         private mutating func place(_ stored: Stored) {

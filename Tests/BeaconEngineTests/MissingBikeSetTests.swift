@@ -1,6 +1,7 @@
-import BeaconEngine
 import BeaconWire
 import Testing
+
+@testable import BeaconEngine
 
 @Suite(.timeLimit(.minutes(20))) struct MissingBikeSetTests {
     static let other = BeaconUUID("E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")!
@@ -50,6 +51,23 @@ import Testing
         #expect(set.contains(region: 1, major: 3, minor: 6) && set.contains(region: 1, major: 4, minor: 6))
         #expect(!set.contains(region: 1, major: 5, minor: 6), "minor 6 is missing only under majors 3 and 4")
         #expect(set.record(region: 1, major: 4, minor: 6)?.id == "d")
+    }
+
+    /// A list whose entries for any major repeat their minors past 65,536: the first of each is kept, the rest
+    /// counted, and the builder holds only the kept ones on the way (the repeats and their text dropped as they come).
+    @Test func minorsRepeatingPastTheirRangeAreDroppedAsTheyCome() {
+        var builder = MissingBikeSet.Builder(regions: [BeaconRegion(uuid: BeaconRegion.findMyBike.uuid)])
+        let entries = 70_000
+        for index in 0..<entries {
+            builder.add(BikeList.Entry(id: "b\(index)", minor: UInt16(index % 65_536), missing: true))
+        }
+        #expect(builder.placed.count == 65_536)
+        let set = builder.build()
+        #expect(set.count == 65_536)
+        #expect(set.statistics.duplicates == entries - 65_536)
+        #expect(set.statistics.entries == entries)
+        #expect(set.record(region: 0, major: 7, minor: 5)?.id == "b5", "the first entry for minor 5 is kept")
+        #expect(set.record(region: 0, major: 7, minor: 65_535)?.id == "b65535")
     }
 
     @Test func emptySet() {
