@@ -1,3 +1,4 @@
+import LockedValue
 import Synchronization
 
 /// Hands a new missing-bike set from the registry task to the engine without ever blocking the engine.
@@ -6,11 +7,11 @@ import Synchronization
 /// relaxed atomic load per batch) and, when it moved, takes the set only if the lock is free at that instant;
 /// if the writer happens to hold it, the engine carries on with the set it has and looks again next batch.
 public final class MissingSetMailbox: Sendable {
-    private let current: TryLockedValue<MissingBikeSet>
+    private let current: LockedValue<MissingBikeSet>
     private let generation = Atomic<UInt64>(0)
 
     public init(_ initial: MissingBikeSet) {
-        current = TryLockedValue(initial)
+        current = LockedValue(initial)
     }
 
     /// Replaces the set; the engine picks it up on its next poll.

@@ -1,3 +1,5 @@
+import LockedValue
+
 /// A connection to an MQTT broker through libmosquitto, loaded on first use (CMosquittoLoad): messages published at
 /// QoS 1 and awaited until the broker acknowledges them (PUBACK), subscriptions kept across reconnects, a last will.
 ///
@@ -64,7 +66,7 @@ public final class MQTTClient: Sendable {
 
 /// The client, weakly, for the connection's `onConnected`.
 private final class WeakClient: @unchecked Sendable {
-    private let state = ThreadSharedState<Weak>(Weak())
+    private let state = LockedValue<Weak>(Weak())
     private struct Weak { weak var client: MQTTClient? }
 
     var client: MQTTClient? {

@@ -3,6 +3,7 @@ internal import CMosquitto
 internal import CMosquittoLoad
 import DaemonSupport
 import Dispatch
+import LockedValue
 
 #if canImport(Glibc)
 import Glibc
@@ -22,7 +23,7 @@ final class MQTTConnection: @unchecked Sendable {
     /// `mosquitto` is libmosquitto's handle; `self` is its callbacks' context, valid while the network thread runs
     /// (the thread holds it) and until `deinit`, which runs only once the thread has ended.
     private let mosquitto: OpaquePointer
-    private let state = ThreadSharedState(State())
+    private let state = LockedValue(State())
     private let onMessage: @Sendable (MQTTMessage) -> Void
     private let onConnected: @Sendable () -> Void
     private let onChange: @Sendable (Connection) -> Void

@@ -145,7 +145,7 @@ public final class MQTTStation: Sendable {
 
 /// What the station says after each connection and each birth of Home Assistant, called on libmosquitto's thread
 /// (which must not wait: everything is queued with `send`). Behind an NSLock, a pthread mutex, which
-/// ThreadSanitizer follows across that thread (see BeaconMQTT's ThreadSharedState). The client is held weakly: it
+/// ThreadSanitizer follows across that thread (see LockedValue). The client is held weakly: it
 /// holds the callbacks that hold this, and a cycle would keep the whole station alive past its stop (LeakSanitizer
 /// fails the daemon's exit on it).
 private final class Announcer: @unchecked Sendable {
