@@ -1,5 +1,6 @@
 public import ArgumentParser
 import BeaconCapture
+import BeaconDaemon
 public import BeaconEngine
 import BeaconPOSIX
 import BeaconRegistryClient
@@ -54,13 +55,15 @@ public struct ReplayCommand: ParsableCommand {
     )
     public var missing: String?
 
-    @Option(help: ArgumentHelp("Station id that sighting ids are derived from.", valueName: "id"))
+    // The engine's keys are the daemon's (`DaemonConfiguration.table`): their help and bounds come from there, and so
+    // do the errors, as `beacond run` and the file give them.
+    @Option(help: Self.help("station-id"))
     public var stationId: String = "replay"
 
-    @Option(help: ArgumentHelp("Seconds of silence after which a beacon has left.", valueName: "seconds"))
+    @Option(help: Self.help("exit-timeout"))
     public var exitTimeout: Int = 30
 
-    @Option(help: ArgumentHelp("At most one update sighting per visit per this many seconds.", valueName: "seconds"))
+    @Option(help: Self.help("report-interval"))
     public var reportInterval: Int = 600
 
     @Option(
@@ -71,9 +74,20 @@ public struct ReplayCommand: ParsableCommand {
 
     public func validate() throws {
         if files.isEmpty { throw ValidationError("Name at least one capture file.") }
-        if exitTimeout < 1 { throw ValidationError("--exit-timeout must be at least 1 second.") }
-        if reportInterval < 1 { throw ValidationError("--report-interval must be at least 1 second.") }
-        if stationId.isEmpty { throw ValidationError("--station-id must not be empty.") }
+        let given = [
+            ("station-id", stationId), ("exit-timeout", "\(exitTimeout)"), ("report-interval", "\(reportInterval)"),
+        ]
+        let (_, errors) = DaemonConfiguration.load(
+            file: [], flags: given.map { ConfigFile.Entry(key: $0.0, value: $0.1, line: 0) })
+        if let error = errors.first(where: { error in given.contains { $0.0 == error.key } }) {
+            throw ValidationError("--\(error.key): \(error.reason)")
+        }
+    }
+
+    /// A key's help as the daemon's table gives it.
+    static func help(_ name: String) -> ArgumentHelp {
+        let key = DaemonConfiguration.key(name)
+        return ArgumentHelp(key?.help ?? "", valueName: key?.valueName)
     }
 
     public func run() throws {

@@ -143,6 +143,10 @@ extension DaemonConfiguration {
 
     static let tableByName = Dictionary(uniqueKeysWithValues: table.map { ($0.name, $0) })
 
+    /// The key of this name (for another command that takes some of the daemon's keys, as `replay` does the engine's,
+    /// with the same help and bounds); nil for a name not in the table.
+    public static func key(_ name: String) -> ConfigKey? { tableByName[name] }
+
     private static func absolutePath(_ text: String) -> Result<String, ConfigKey.Refusal> {
         text.hasPrefix("/") ? .success(text) : .failure(.init("expected an absolute path, got \"\(text)\""))
     }

@@ -97,6 +97,19 @@ import Testing
         #expect(run.stdout.isEmpty)
     }
 
+    /// The engine's keys are the daemon's: the bounds `beacond run` and the file hold them to, and the same words.
+    @Test(arguments: [
+        (["--report-interval", "5"], #"--report-interval: expected a whole number from 10 to 86400, got "5""#),
+        (["--exit-timeout", "0"], #"--exit-timeout: expected a whole number from 1 to 3600, got "0""#),
+        (["--station-id", "a b"], #"--station-id: expected 1 to 64 letters, digits, '-', '_' or '.', got "a b""#),
+    ])
+    func theEngineKeysAreTheDaemons(flags: [String], said: String) async throws {
+        let run = try await BeacondRun(
+            ["replay", "--missing", Fixtures.cafeBikes.path] + flags + [Fixtures.cafeCapture.path])
+        #expect(run.status == 64)
+        #expect(run.stderr.contains(said), "\(run.stderr)")
+    }
+
     @Test func aMissingBikeListFileExitsTwo() async throws {
         let run = try await BeacondRun(["replay", "--missing", "/nonexistent/bikes.json", Fixtures.cafeCapture.path])
         #expect(run.status == 2)
