@@ -112,9 +112,12 @@ let package = Package(
         // A value behind a pthread mutex, which ThreadSanitizer sees (Synchronization.Mutex's contended hand-over it does
         // not), with a take-if-free: for the engine's mailbox and libmosquitto's thread. Imports nothing.
         .target(name: "LockedValue"),
+        // How both programs write the text others read, once: JSON strings (RFC 8259) and the civil date of a day count
+        // (RFC 3339's dates). Pure; imports nothing.
+        .target(name: "TextFormats"),
         // Pure bytes -> values: capture containers, HCI events, AD structures, iBeacon frames.
         // No I/O, no clock, no Foundation.
-        .target(name: "BeaconWire"),
+        .target(name: "BeaconWire", dependencies: ["TextFormats"]),
         // Pure: the registry's bike list (GET /bikes, and the station's cache of it) read from its JSON an entry at a time,
         // into the engine's missing-bike set. Out of the registry client, so the fuzzer and the benchmark reach it
         // without the HTTP stack.
@@ -140,7 +143,7 @@ let package = Package(
             name: "BeaconRegistryClient",
             dependencies: [
                 "BeaconEngine", "BeaconWire", "BeaconDelivery", "BeaconPOSIX", "DaemonSupport", "ListChanges",
-                "BikeListJSON", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                "BikeListJSON", "TextFormats", .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 // The list's gzip inflated within a ratio (already under async-http-client): its errors, said plainly.
@@ -202,7 +205,7 @@ let package = Package(
             name: "BeaconCLI",
             dependencies: [
                 "BeaconWire", "BeaconCapture", "BeaconEngine", "BeaconDaemon", "BeaconControl", "BeaconRegistryClient",
-                "BeaconDBus", "BeaconPOSIX", "DaemonSupport", "BeaconMQTT", "BikeListJSON",
+                "BeaconDBus", "BeaconPOSIX", "DaemonSupport", "BeaconMQTT", "BikeListJSON", "TextFormats",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -216,7 +219,9 @@ let package = Package(
 
         // bike-registry's domain, pure: the model, missing reports and their rules, claim codes, rotating windows,
         // notification channels, and each decision a store's transaction applies. No database, no I/O, no clock.
-        .target(name: "BikeRegistryCore", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        .target(
+            name: "BikeRegistryCore",
+            dependencies: ["TextFormats", .product(name: "Crypto", package: "swift-crypto")]),
         // bike-registry's storage: stations, bikes, sightings and the notifications owed, in one SQLite file (GRDB) or
         // a PostgreSQL database (postgres-nio), the same schema and the same SQL in both. No HTTP.
         .target(
@@ -295,6 +300,7 @@ let package = Package(
 
         .testTarget(name: "BikeRegistryCoreTests", dependencies: ["BikeRegistryCore"]),
         .testTarget(name: "ListChangesTests", dependencies: ["ListChanges"]),
+        .testTarget(name: "TextFormatsTests", dependencies: ["TextFormats"]),
         .testTarget(name: "BeaconWireTests", dependencies: ["BeaconWire", "BeaconTestSupport"]),
         .testTarget(
             name: "BeaconDaemonTests",

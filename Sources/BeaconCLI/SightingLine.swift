@@ -1,5 +1,6 @@
 public import BeaconEngine
 import BeaconWire
+import TextFormats
 
 /// One sighting as `beacond replay --missing` prints it.
 public enum SightingLine {
@@ -29,24 +30,8 @@ public enum SightingLine {
     }
 }
 
-/// A JSON string literal: quotes, backslashes and control characters escaped (RFC 8259 section 7).
-func jsonString(_ text: String) -> String {
-    var result = "\""
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "\"": result += "\\\""
-        case "\\": result += "\\\\"
-        case "\n": result += "\\n"
-        case "\r": result += "\\r"
-        case "\t": result += "\\t"
-        case _ where scalar.value < 0x20:
-            let hex = String(scalar.value, radix: 16)
-            result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-        default: result.unicodeScalars.append(scalar)
-        }
-    }
-    return result + "\""
-}
+/// A JSON string literal (`JSONString`).
+func jsonString(_ text: String) -> String { JSONString.literal(text) }
 
 /// `--format table` for sightings: one row per sighting in 80 columns, under a line naming the date
 /// (of the visit's first advert) whenever it changes. Bike ids longer than 14 characters are cut.

@@ -4,6 +4,7 @@ public import BeaconWire
 import BikeListJSON
 import ListChanges
 import SystemPackage
+import TextFormats
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -197,20 +198,7 @@ enum JSONText {
         text.append(UInt8(ascii: "}"))
     }
 
-    static func appendString(_ string: String, to text: inout [UInt8]) {
-        text.append(UInt8(ascii: "\""))
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): text += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
-            case UInt8(ascii: "\\"): text += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                text += Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
-            default: text.append(byte)
-            }
-        }
-        text.append(UInt8(ascii: "\""))
-    }
+    static func appendString(_ string: String, to text: inout [UInt8]) { JSONString.append(string, to: &text) }
 }
 
 /// Replaces a file's contents atomically and durably.

@@ -1,3 +1,5 @@
+import TextFormats
+
 /// A point in time taken from a capture, in nanoseconds since the Unix epoch (UTC).
 ///
 /// Replays use the capture's own clock, so decoding never reads the wall clock.
@@ -76,16 +78,7 @@ struct CivilTime {
             secondOfDay += 86_400
             days -= 1
         }
-        // Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        (year, month, day) = CivilDate.civil(fromDays: days)
         hour = secondOfDay / 3_600
         minute = secondOfDay % 3_600 / 60
         second = secondOfDay % 60
@@ -113,15 +106,5 @@ struct CivilTime {
         text.appendDecimal(minute, width: 2)
         text.append(UInt8(ascii: ":"))
         text.appendDecimal(second, width: 2)
-    }
-
-    /// Days since 1970-01-01 of a civil date (the inverse of the above), for parsing text timestamps.
-    static func days(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
     }
 }

@@ -1,3 +1,5 @@
+import TextFormats
+
 /// Timestamps at the start of a hex-text line: `YYYY-MM-DD HH:MM:SS[.fraction]` (a `T` may replace the
 /// space and a `Z` may follow; read as UTC) or Unix seconds with a fraction, `1614834367.123456`.
 enum HexTimestamp {
@@ -35,7 +37,7 @@ enum HexTimestamp {
         let nanoseconds = fraction(text, &index, end)
         if index < end, text[index] == UInt8(ascii: "Z") { index += 1 }
         guard index == end || text[index] == 0x20 || text[index] == 0x09 else { return nil }
-        let days = CivilTime.days(year: year, month: month, day: day)
+        let days = CivilDate.days(year: year, month: month, day: day)
         return (
             CaptureTime(seconds: days * 86_400 + hour * 3_600 + minute * 60 + second, nanoseconds: nanoseconds), index
         )

@@ -1,4 +1,5 @@
 public import Foundation
+import TextFormats
 
 /// RFC 3339 times (the `date-time` of the API's schema) read exactly as that grammar allows: any number of
 /// fractional digits, `Z` or any `±hh:mm` offset (Foundation's parser refuses offsets past ±18 h, which the grammar
@@ -55,7 +56,9 @@ public enum ISOTime {
         guard index == bytes.count, (1...12).contains(month), (1...daysIn(month, year)).contains(day), hour <= 23,
             minute <= 59, second <= 60
         else { return nil }
-        let seconds = daysFromCivil(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second - offset
+        let seconds =
+            Int(CivilDate.days(year: Int64(year), month: Int64(month), day: Int64(day))) * 86_400 + hour * 3600 + minute
+            * 60 + second - offset
         return Date(timeIntervalSince1970: Double(seconds) + fraction)
     }
 
@@ -101,7 +104,8 @@ public enum ISOTime {
             let total = Int64((bounded * 1000).rounded())
             let (days, inDay) = total.quotientAndRemainder(dividingBy: 86_400_000)
             let (day, remainder) = inDay < 0 ? (days - 1, inDay + 86_400_000) : (days, inDay)
-            (year, month, self.day) = ISOTime.civilFromDays(Int(day))
+            let civil = CivilDate.civil(fromDays: Int64(day))
+            (year, month, self.day) = (Int(civil.year), Int(civil.month), Int(civil.day))
             milliseconds = Int(remainder)
         }
 
@@ -137,34 +141,11 @@ public enum ISOTime {
         }
     }
 
-    /// Year, month and day of a count of days since 1970-01-01 (Howard Hinnant's civil_from_days).
-    private static func civilFromDays(_ days: Int) -> (Int, Int, Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
-
     private static func daysIn(_ month: Int, _ year: Int) -> Int {
         switch month {
         case 2: return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
         case 4, 6, 9, 11: return 30
         default: return 31
         }
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
-    private static func daysFromCivil(_ year: Int, _ month: Int, _ day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
     }
 }
