@@ -83,7 +83,7 @@ let package = Package(
         // discovery, events and sensors.
         .target(
             name: "BeaconMQTTStation",
-            dependencies: [
+            dependencies: ["LockedValue",
                 "BeaconMQTT", "BeaconDelivery", "BeaconControl", "BeaconEngine", "BeaconWire", "DaemonSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -101,10 +101,10 @@ let package = Package(
         // one EINTR loop every system call goes through. Nothing of beacond's domain.
         .target(
             name: "BeaconPOSIX",
-            dependencies: ["CSystemShims", .product(name: "SystemPackage", package: "swift-system")]),
+            dependencies: ["LockedValue", "CSystemShims", .product(name: "SystemPackage", package: "swift-system")]),
         // What beacond and bike-registry share at their edges: sd_notify, the doorbell a worker waits on, the deadline
         // for a whole exchange, the release's version.
-        .target(name: "DaemonSupport", dependencies: ["BeaconPOSIX"]),
+        .target(name: "DaemonSupport", dependencies: ["LockedValue", "BeaconPOSIX"]),
         // The stations' list as both programs hold it, and its changes from one version to another: what the registry
         // works out and a station applies, with the checksum both compute. Pure; the one module besides DaemonSupport
         // that beacond and bike-registry share, so the format is written once.
@@ -141,7 +141,7 @@ let package = Package(
         // refresh with offline cache, the bike list, and the registry as a sink (HTTP or file).
         .target(
             name: "BeaconRegistryClient",
-            dependencies: [
+            dependencies: ["LockedValue",
                 "BeaconEngine", "BeaconWire", "BeaconDelivery", "BeaconPOSIX", "DaemonSupport", "ListChanges",
                 "BikeListJSON", "TextFormats", .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -165,7 +165,7 @@ let package = Package(
         // `/metrics` for Prometheus: the page made from a status report, and the HTTP listener (swift-nio).
         .target(
             name: "BeaconMetrics",
-            dependencies: [
+            dependencies: ["LockedValue",
                 "BeaconControl", "BeaconEngine", "BeaconWire", "BeaconPOSIX",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
@@ -177,7 +177,7 @@ let package = Package(
         // into one ServiceGroup. No @main, so tests can drive it.
         .target(
             name: "BeaconDaemon",
-            dependencies: [
+            dependencies: ["LockedValue",
                 "BeaconEngine", "BeaconWire", "BeaconRegistryClient", "BeaconDelivery", "BeaconOutbox", "BeaconCapture",
                 "BeaconPOSIX",
                 "DaemonSupport", "BeaconMQTT", "BeaconMQTTStation", "BeaconControl", "BeaconMetrics",
@@ -203,7 +203,7 @@ let package = Package(
         // Command-line front ends and their text output, kept out of main.swift so tests can drive them.
         .target(
             name: "BeaconCLI",
-            dependencies: [
+            dependencies: ["LockedValue",
                 "BeaconWire", "BeaconCapture", "BeaconEngine", "BeaconDaemon", "BeaconControl", "BeaconRegistryClient",
                 "BeaconDBus", "BeaconPOSIX", "DaemonSupport", "BeaconMQTT", "BikeListJSON", "TextFormats",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -304,7 +304,7 @@ let package = Package(
         .testTarget(name: "BeaconWireTests", dependencies: ["BeaconWire", "BeaconTestSupport"]),
         .testTarget(
             name: "BeaconDaemonTests",
-            dependencies: [
+            dependencies: ["LockedValue",
                 "BeaconDaemon", "BeaconControl", "BeaconMetrics", "DaemonSupport", "BeaconCapture", "BeaconEngine",
                 "BeaconRegistryClient", "BeaconDelivery", "BeaconOutbox", "BeaconWire", "BeaconTestSupport",
                 "BeaconMQTT", "BeaconPOSIX",
@@ -319,7 +319,7 @@ let package = Package(
             ]),
         .testTarget(
             name: "BeaconRegistryClientTests",
-            dependencies: [
+            dependencies: ["LockedValue",
                 "BeaconRegistryClient", "BeaconDelivery", "BeaconOutbox", "BeaconEngine", "BeaconWire", "ListChanges",
                 "BeaconTestSupport", "RegistryTestServer", "DaemonSupport", "BikeListJSON",
                 .product(name: "Logging", package: "swift-log"),
@@ -328,7 +328,7 @@ let package = Package(
         .testTarget(
             name: "BeaconDeliveryTests", dependencies: ["BeaconDelivery", "BeaconTestSupport", "DaemonSupport"]),
         .testTarget(
-            name: "BeaconCaptureTests", dependencies: ["BeaconCapture", "BeaconWire", "BeaconTestSupport", "CBlueZ"]),
+            name: "BeaconCaptureTests", dependencies: ["LockedValue", "BeaconCapture", "BeaconWire", "BeaconTestSupport", "CBlueZ"]),
         .testTarget(name: "BeaconDBusTests", dependencies: ["BeaconDBus", "BeaconTestSupport"]),
         .testTarget(name: "BeaconMQTTTests", dependencies: ["BeaconMQTT", "BeaconTestSupport"]),
         .testTarget(
@@ -336,7 +336,7 @@ let package = Package(
             dependencies: ["BeaconPOSIX", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(
             name: "BeaconCLITests",
-            dependencies: [
+            dependencies: ["LockedValue",
                 "BeaconCLI", "BeaconDaemon", "BeaconControl", "BeaconDelivery", "BeaconWire", "BeaconTestSupport",
                 "RegistryTestServer", "BeaconPOSIX", "BeaconMQTT", "BeaconOutbox", "BeaconCapture", "DaemonSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -367,7 +367,7 @@ let package = Package(
         // Fixture paths and the expected-decode loader shared by the test targets.
         .target(
             name: "BeaconTestSupport",
-            dependencies: [
+            dependencies: ["LockedValue",
                 "BeaconWire", "BeaconEngine", .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
             ], path: "Tests/BeaconTestSupport"),

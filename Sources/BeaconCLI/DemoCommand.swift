@@ -1,8 +1,8 @@
 public import ArgumentParser
 import BeaconDaemon
 import BeaconEngine
+import LockedValue
 import Logging
-import Synchronization
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -76,7 +76,7 @@ public struct DemoCommand: AsyncParsableCommand {
 
             \(SightingTable.header)
             """)
-        let table = Mutex(SightingTable())
+        let table = LockedValue(SightingTable())
         var daemon = Daemon(configuration: configuration)
         daemon.replay = [capture]
         daemon.speed = speed

@@ -1,5 +1,5 @@
 public import BeaconWire
-import Synchronization
+import LockedValue
 
 /// What the capture side reports about itself, for `status`, the watchdog and the engine's end-of-input
 /// check. The capture thread publishes a snapshot now and then (not per advert); anyone may read it.
@@ -35,10 +35,10 @@ public final class CaptureStatus: Sendable {
         public var lastError: String?
     }
 
-    private let snapshot: Mutex<Snapshot>
+    private let snapshot: LockedValue<Snapshot>
 
     public init(backend: String, sources: [String]) {
-        snapshot = Mutex(Snapshot(backend: backend, sources: sources))
+        snapshot = LockedValue(Snapshot(backend: backend, sources: sources))
     }
 
     public var current: Snapshot { snapshot.withLock { $0 } }

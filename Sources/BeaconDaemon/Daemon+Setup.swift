@@ -8,9 +8,9 @@ import BeaconOutbox
 import BeaconPOSIX
 import BeaconRegistryClient
 import DaemonSupport
+import LockedValue
 import Logging
 import NIOCore
-import Synchronization
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -131,7 +131,7 @@ extension Daemon {
         registry: SwitchableRegistry, clients: HTTPClients, refresher: MissingSetRefresher<ContinuousClock>,
         lines: DeliveryLines, logger: Logger
     ) -> @Sendable () async -> Void {
-        let running = Mutex(configuration)
+        let running = LockedValue(configuration)
         let reloadConfiguration = self.reloadConfiguration
         let environment = self.environment
         return {

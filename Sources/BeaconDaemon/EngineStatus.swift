@@ -1,5 +1,5 @@
 public import BeaconEngine
-import Synchronization
+import LockedValue
 
 /// What the engine loop publishes once a second for `status` and the watchdog.
 public final class EngineStatus: Sendable {
@@ -18,7 +18,7 @@ public final class EngineStatus: Sendable {
         public var uncommitted = 0
     }
 
-    private let snapshot = Mutex(Snapshot())
+    private let snapshot = LockedValue(Snapshot())
 
     public init() {}
 

@@ -1,10 +1,10 @@
 import AsyncHTTPClient
 import BeaconRegistryClient
-import Synchronization
+import LockedValue
 
 /// The one HTTP client the registries share (made when first needed), shut down when the daemon ends.
 final class HTTPClients: Sendable {
-    private let made = Mutex<HTTPClient?>(nil)
+    private let made = LockedValue<HTTPClient?>(nil)
 
     func client(for configuration: RegistryConfiguration) -> HTTPClient {
         made.withLock { made in

@@ -2,6 +2,7 @@ public import BeaconCapture
 public import BeaconEngine
 import BeaconPOSIX
 public import BeaconWire
+import LockedValue
 import Synchronization
 
 #if canImport(FoundationEssentials)
@@ -27,7 +28,7 @@ public final class ReplayCapture: CaptureSource {
     private let clock: StationClock
     /// The capture time of the last advert pushed, and the pacing origin (capture time, monotonic time).
     private let lastPushed = Atomic<Int64>(.min)
-    private let origin = Mutex<(capture: Int64, monotonic: Int64)?>(nil)
+    private let origin = LockedValue<(capture: Int64, monotonic: Int64)?>(nil)
 
     /// Opens every file now, so a bad path fails before the daemon starts.
     public init(paths: [String], speed: Double, clock: StationClock = .system) throws(CaptureFileError) {

@@ -2,14 +2,14 @@ public import BeaconDelivery
 import BeaconEngine
 public import BeaconRegistryClient
 public import BeaconWire
-import Synchronization
+import LockedValue
 
 /// The registry the poster and refresher talk to, swappable on SIGHUP (a new URL, auth mode or API key)
 /// without restarting them. A request already under way finishes with the registry it started with.
 public final class SwitchableRegistry: Registry {
-    private let current: Mutex<any Registry>
+    private let current: LockedValue<any Registry>
 
-    public init(_ registry: any Registry) { current = Mutex(registry) }
+    public init(_ registry: any Registry) { current = LockedValue(registry) }
 
     public func replace(with registry: any Registry) { current.withLock { $0 = registry } }
 

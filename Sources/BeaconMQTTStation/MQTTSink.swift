@@ -1,7 +1,7 @@
 import BeaconDelivery
 import BeaconEngine
 import BeaconMQTT
-import Synchronization
+import LockedValue
 
 /// Sightings to the MQTT broker, as a poster sees it: each published once on `<prefix>/sighting` at QoS 1 (the
 /// sighting's JSON, the same the registry receives), and delivered when the broker acknowledges it. While the broker
@@ -45,7 +45,7 @@ struct MQTTSink: SightingSink {
 /// Who wants to hear of each connection to the broker, told on libmosquitto's thread: each listener hops off it
 /// itself.
 final class ConnectionListeners: Sendable {
-    private let listeners = Mutex<[@Sendable () -> Void]>([])
+    private let listeners = LockedValue<[@Sendable () -> Void]>([])
 
     func add(_ listener: @escaping @Sendable () -> Void) { listeners.withLock { $0.append(listener) } }
 

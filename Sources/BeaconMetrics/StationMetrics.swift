@@ -1,8 +1,8 @@
 public import BeaconControl
 public import BeaconEngine
 public import BeaconWire
+import LockedValue
 import Prometheus
-import Synchronization
 
 /// What one scrape reads: the daemon's status, and what `status` shows only in part (the engine's sightings by kind
 /// since the start, every drop reason).
@@ -32,7 +32,7 @@ public struct MetricsSample: Sendable {
 public final class DaemonMetrics: Sendable {
     private let registry = PrometheusCollectorRegistry()
     /// One scrape at a time: each sets every series, then emits them all.
-    private let scrape = Mutex(())
+    private let scrape = LockedValue(())
     private let version: String
 
     public init(version: String) {

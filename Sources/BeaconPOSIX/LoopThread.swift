@@ -1,3 +1,4 @@
+import LockedValue
 import Synchronization
 
 #if canImport(Glibc)
@@ -15,7 +16,7 @@ public final class LoopThread: Sendable {
     private let stopFlag = Atomic<Bool>(false)
     private let runningFlag = Atomic<Bool>(false)
     /// The thread, until it is joined or detached.
-    private let thread = Mutex<pthread_t?>(nil)
+    private let thread = LockedValue<pthread_t?>(nil)
 
     public init() {}
 

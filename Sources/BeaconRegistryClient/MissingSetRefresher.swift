@@ -3,8 +3,8 @@ import BeaconPOSIX
 public import BeaconWire
 public import DaemonSupport
 import ListChanges
+import LockedValue
 public import Logging
-import Synchronization
 
 /// Keeps the engine's missing-bike set current: loads the offline cache at start, then asks the registry
 /// every `interval` (±20 % jitter), conditionally (ETag / Last-Modified), backing off exponentially while it
@@ -18,9 +18,9 @@ public final class MissingSetRefresher<C: Clock>: Sendable where C.Duration == D
     private let logger: Logger
     private let wallClock: @Sendable () -> Int64
     private let doorbell = Doorbell()
-    private let state: Mutex<State>
+    private let state: LockedValue<State>
     /// A first start's attempt still under way when its patience ran out, for `run` to finish.
-    private let carriedOver = Mutex<Task<Bool, Never>?>(nil)
+    private let carriedOver = LockedValue<Task<Bool, Never>?>(nil)
 
     struct State {
         var status: RegistrySyncStatus
@@ -45,7 +45,7 @@ public final class MissingSetRefresher<C: Clock>: Sendable where C.Duration == D
         self.clock = clock
         self.logger = logger
         self.wallClock = wallClock
-        self.state = Mutex(
+        self.state = LockedValue(
             State(
                 status: RegistrySyncStatus(registry: registry.displayName),
                 policy: RefreshPolicy(interval: interval, jitter: jitter, backoff: backoff)))
@@ -264,7 +264,7 @@ public final class MissingSetRefresher<C: Clock>: Sendable where C.Duration == D
     @discardableResult
     public func firstRefresh(patience: Duration) async -> Bool {
         let finished = Doorbell()
-        let result = Mutex<Bool?>(nil)
+        let result = LockedValue<Bool?>(nil)
         let attempt = Task {
             let succeeded = await refreshOnce()
             result.withLock { $0 = succeeded }

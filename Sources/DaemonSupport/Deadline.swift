@@ -1,4 +1,4 @@
-import Synchronization
+import LockedValue
 
 /// A deadline for a whole exchange: connection, request, answer head and every byte of the body. AsyncHTTPClient's
 /// own timeout ends at the answer's head, so a peer that sends its headers and then trickles the body a byte at a
@@ -58,7 +58,7 @@ private final class FirstAnswer<Value: Sendable>: Sendable {
         case done
     }
 
-    private let state = Mutex(State.empty)
+    private let state = LockedValue(State.empty)
 
     func give(_ result: Result<Value, any Error>) {
         let waiting = state.withLock { state -> CheckedContinuation<Value, any Error>? in

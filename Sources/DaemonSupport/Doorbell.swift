@@ -1,4 +1,4 @@
-import Synchronization
+import LockedValue
 
 /// Wakes one waiting task; a ring with nobody waiting is kept for the next wait. Rings are coalesced, and a
 /// spurious one only costs the waiter one more look at its work.
@@ -17,7 +17,7 @@ public final class Doorbell: Sendable {
         /// The latest wait whose timeout fired before it had started waiting.
         var expired: UInt64 = 0
     }
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     /// Whether a ring is kept for the next wait. A wait that is over must leave none it did not get from a ring
     /// (what the tests read after each wait).

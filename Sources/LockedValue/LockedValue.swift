@@ -2,9 +2,10 @@ import Glibc
 
 /// A value behind a pthread mutex. Not Synchronization's `Mutex`: on Linux a contended one is handed over through the
 /// kernel (FUTEX_LOCK_PI) in paths ThreadSanitizer does not instrument, so a race on the value behind it would pass
-/// unseen; a pthread mutex it sees. For the station's threads that Swift's runtime knows nothing of (libmosquitto's
-/// network thread, `MQTTConnection`) and the engine's set mailbox, which takes the lock only if it is free
-/// (`MissingSetMailbox`). Code on NIO uses NIOConcurrencyHelpers' NIOLockedValueBox, the same lock.
+/// unseen; a pthread mutex it sees. Every lock of the station's that is not on NIO: the engine's set mailbox, which
+/// takes the lock only if it is free (`MissingSetMailbox`), libmosquitto's network thread (`MQTTConnection`), the
+/// daemon's status and services, the tests' helpers. Code on NIO uses NIOConcurrencyHelpers' NIOLockedValueBox, the
+/// same lock.
 public final class LockedValue<Value>: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private var value: Value

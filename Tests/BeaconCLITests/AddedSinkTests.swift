@@ -4,9 +4,9 @@ import BeaconDelivery
 import BeaconOutbox
 import BeaconTestSupport
 import Foundation
+import LockedValue
 import Logging
 import RegistryTestServer
-import Synchronization
 import Testing
 
 /// A sink is one type and one entry in the daemon's list (`Daemon.additionalSinks` here, the test's own): it gets a
@@ -27,7 +27,7 @@ struct AddedSinkTests {
             var received: [OutgoingSighting] = []
             var available: [@Sendable () -> Void] = []
         }
-        let state = Mutex(State())
+        let state = LockedValue(State())
         var id: SinkID { SinkID("tally") }
         var displayName: String { "the test's tally" }
 

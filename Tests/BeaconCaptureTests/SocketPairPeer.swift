@@ -1,4 +1,5 @@
 import Foundation
+import LockedValue
 import Synchronization
 
 /// The far end of a SOCK_SEQPACKET socketpair, served by a thread of its own: what the fake controller and
@@ -62,7 +63,7 @@ final class SocketPairPeer: Sendable {
 
 /// Packets a fake received, shared between its serving thread and the test.
 final class PacketLog: Sendable {
-    private let packets = Mutex<[[UInt8]]>([])
+    private let packets = LockedValue<[[UInt8]]>([])
 
     func append(_ packet: [UInt8]) { packets.withLock { $0.append(packet) } }
     var all: [[UInt8]] { packets.withLock { $0 } }

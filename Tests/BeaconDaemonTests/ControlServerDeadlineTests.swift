@@ -2,9 +2,9 @@ import BeaconControl
 import BeaconPOSIX
 import BeaconTestSupport
 import Foundation
+import LockedValue
 import Logging
 import ServiceLifecycle
-import Synchronization
 import Testing
 
 /// The control server's 2 s for a request line, on a clock the test moves: a client that says nothing is answered
@@ -23,7 +23,7 @@ import Testing
             var waiting: [Int: Waiting] = [:]
         }
 
-        private let state = Mutex(State())
+        private let state = LockedValue(State())
 
         var timer: ControlTimer {
             ControlTimer { [self] after, expire in

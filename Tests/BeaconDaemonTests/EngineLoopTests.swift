@@ -3,6 +3,7 @@ import BeaconOutbox
 import BeaconTestSupport
 import BeaconWire
 import Foundation
+import LockedValue
 import Logging
 import Synchronization
 import Testing
@@ -14,7 +15,7 @@ import Testing
     /// A capture source the test feeds by hand: nothing runs on start; its time and state are the test's.
     final class HandFedCapture: CaptureSource {
         let status = CaptureStatus(backend: "test", sources: [])
-        private let time = Mutex(CaptureTime(nanosecondsSinceEpoch: 1_717_228_800_000_000_000))
+        private let time = LockedValue(CaptureTime(nanosecondsSinceEpoch: 1_717_228_800_000_000_000))
         func start(into ring: AdvertRing) {}
         func stop() {}
         func waitUntilStopped() async {}

@@ -4,8 +4,8 @@ import BeaconOutbox
 import BeaconRegistryClient
 import BeaconTestSupport
 import Foundation
+import LockedValue
 import Logging
-import Synchronization
 import Testing
 
 /// A replay gives the same sightings, ids included, however far the capture thread runs ahead of the engine. The
@@ -38,7 +38,7 @@ import Testing
             defer { directory.remove() }
             let capture = try ReplayCapture(paths: [Self.capture], speed: 0)
             let ring = AdvertRing(capacity: run == 2 ? 1 << 16 : 1_024)
-            let ids = Mutex([String]())
+            let ids = LockedValue([String]())
             let engine = EngineService(
                 configuration: EngineConfiguration(stationID: "e2e-station"), location: (0, 0), ring: ring,
                 capture: capture,

@@ -6,8 +6,8 @@ import BeaconRegistryClient
 import BeaconTestSupport
 import BeaconWire
 import DaemonSupport
+import LockedValue
 import RegistryTestServer
-import Synchronization
 import Testing
 
 /// The poster and sightings heard before the system clock was synchronised, against a real registry on loopback:
@@ -19,7 +19,7 @@ import Testing
 
     /// A pair of clocks the test moves: monotonic seconds, whether NTP has set the wall clock (3 h behind until then).
     final class Clocks: Sendable {
-        let state = Mutex((monotonic: Int64(120_000_000_000), synchronized: false))
+        let state = LockedValue((monotonic: Int64(120_000_000_000), synchronized: false))
         func reading() -> ClockReading {
             state.withLock { state in
                 ClockReading(

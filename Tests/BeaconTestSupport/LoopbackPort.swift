@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import LockedValue
 
 #if canImport(Glibc)
 import Glibc
@@ -21,7 +21,7 @@ public enum LoopbackPort {
         throw FixtureError("no free port on 127.0.0.1 between 20000 and 32767")
     }
 
-    private static let given = Mutex<Set<Int>>([])
+    private static let given = LockedValue<Set<Int>>([])
 
     /// Whether a server could listen on `port` now (with SO_REUSEADDR, as servers do, so that a connection of an
     /// earlier test still in TIME_WAIT does not count).

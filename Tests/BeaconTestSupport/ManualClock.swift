@@ -1,5 +1,5 @@
 public import BeaconWire
-import Synchronization
+import LockedValue
 
 /// A clock that moves only when tests advance it, for the registry client's refresher and poster, which sleep on a
 /// clock they are given. Its instants are `CaptureTime`s (wall-clock nanoseconds), so what it reports can be
@@ -19,10 +19,10 @@ public final class ManualClock: Clock, Sendable {
         var nextID: UInt64 = 0
     }
 
-    private let state: Mutex<State>
+    private let state: LockedValue<State>
 
     public init(now: CaptureTime = CaptureTime(nanosecondsSinceEpoch: 0)) {
-        state = Mutex(State(now: now))
+        state = LockedValue(State(now: now))
     }
 
     public var now: CaptureTime { state.withLock { $0.now } }
