@@ -56,9 +56,8 @@ public enum ISOTime {
         guard index == bytes.count, (1...12).contains(month), (1...daysIn(month, year)).contains(day), hour <= 23,
             minute <= 59, second <= 60
         else { return nil }
-        let seconds =
-            Int(CivilDate.days(year: Int64(year), month: Int64(month), day: Int64(day))) * 86_400 + hour * 3600 + minute
-            * 60 + second - offset
+        let days = Int(CivilDate.days(year: Int64(year), month: Int64(month), day: Int64(day)))
+        let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset
         return Date(timeIntervalSince1970: Double(seconds) + fraction)
     }
 
