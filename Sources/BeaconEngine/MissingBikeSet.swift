@@ -145,7 +145,7 @@ public final class MissingBikeSet: Sendable {
         /// By region, the minors an entry for any major holds already (a bit a minor, made on the region's first such
         /// entry). A later entry for one of them is a repeat the set would drop (the first is kept), so it is dropped
         /// as it comes: kept until `build`, a list whose minors repeat past 65,536 held every repeat and its text
-        /// (issue 59: 370,000 entries at the 16 MiB cap, 65,536 of them kept).
+        /// (issue 59: 344,648 entries at the 16 MiB cap, 65,536 of them kept).
         var anyMajorMinors: [[UInt64]] = []
 
         struct Placed: Sendable {
