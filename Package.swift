@@ -14,7 +14,7 @@ let package = Package(
         .library(name: "BeaconEngine", targets: ["BeaconEngine"]),
         .library(name: "BikeListJSON", targets: ["BikeListJSON"]),
         .library(name: "BeaconControl", targets: ["BeaconControl"]),
-        .library(name: "BeaconDaemon", targets: ["BeaconDaemon"]),
+        .library(name: "StationSettings", targets: ["StationSettings"]),
     ],
     dependencies: [
         // The command line: subcommands, --help, validation errors.
@@ -83,7 +83,8 @@ let package = Package(
         // discovery, events and sensors.
         .target(
             name: "BeaconMQTTStation",
-            dependencies: ["LockedValue",
+            dependencies: [
+                "StationSettings", "LockedValue",
                 "BeaconMQTT", "BeaconDelivery", "BeaconControl", "BeaconEngine", "BeaconWire", "DaemonSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -141,7 +142,8 @@ let package = Package(
         // refresh with offline cache, the bike list, and the registry as a sink (HTTP or file).
         .target(
             name: "BeaconRegistryClient",
-            dependencies: ["LockedValue",
+            dependencies: [
+                "StationSettings", "LockedValue",
                 "BeaconEngine", "BeaconWire", "BeaconDelivery", "BeaconPOSIX", "DaemonSupport", "ListChanges",
                 "BikeListJSON", "TextFormats", .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -165,7 +167,8 @@ let package = Package(
         // `/metrics` for Prometheus: the page made from a status report, and the HTTP listener (swift-nio).
         .target(
             name: "BeaconMetrics",
-            dependencies: ["LockedValue",
+            dependencies: [
+                "StationSettings", "LockedValue",
                 "BeaconControl", "BeaconEngine", "BeaconWire", "BeaconPOSIX",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
@@ -173,11 +176,16 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
-        // The daemon: configuration, and the capture, engine, delivery, control, metrics and health services wired
+        // The station's settings: the table of keys (from which the file, the flags, --help and SIGHUP's comparison
+        // come), the file's reader, and the values the keys hold (addresses, the backend's name). Pure, so the config
+        // fuzzer builds none of the I/O stack, and the modules that take those values share one spelling of them.
+        .target(name: "StationSettings", dependencies: ["BeaconEngine", "BeaconWire", "BeaconPOSIX"]),
+        // The daemon: the capture, engine, delivery, control, metrics and health services wired
         // into one ServiceGroup. No @main, so tests can drive it.
         .target(
             name: "BeaconDaemon",
-            dependencies: ["LockedValue",
+            dependencies: [
+                "StationSettings", "LockedValue",
                 "BeaconEngine", "BeaconWire", "BeaconRegistryClient", "BeaconDelivery", "BeaconOutbox", "BeaconCapture",
                 "BeaconPOSIX",
                 "DaemonSupport", "BeaconMQTT", "BeaconMQTTStation", "BeaconControl", "BeaconMetrics",
@@ -196,6 +204,7 @@ let package = Package(
         .target(
             name: "BeaconCapture",
             dependencies: [
+                "StationSettings",
                 "BeaconWire", "BeaconDBus", "BeaconPOSIX", "CBlueZ", "CSystemShims",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
@@ -203,7 +212,8 @@ let package = Package(
         // Command-line front ends and their text output, kept out of main.swift so tests can drive them.
         .target(
             name: "BeaconCLI",
-            dependencies: ["LockedValue",
+            dependencies: [
+                "StationSettings", "LockedValue",
                 "BeaconWire", "BeaconCapture", "BeaconEngine", "BeaconDaemon", "BeaconControl", "BeaconRegistryClient",
                 "BeaconDBus", "BeaconPOSIX", "DaemonSupport", "BeaconMQTT", "BikeListJSON", "TextFormats",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -245,7 +255,8 @@ let package = Package(
         .target(
             name: "BikeRegistryServer",
             dependencies: [
-                "BikeRegistryCore", "BikeRegistryStore", "BikeRegistryMail", "DaemonSupport", "BeaconPOSIX", "ListChanges",
+                "BikeRegistryCore", "BikeRegistryStore", "BikeRegistryMail", "DaemonSupport", "BeaconPOSIX",
+                "ListChanges",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -279,6 +290,7 @@ let package = Package(
         .testTarget(
             name: "BikeRegistryTests",
             dependencies: [
+                "StationSettings",
                 "BikeRegistryServer", "BikeRegistryCore", "BikeRegistryStore", "BikeRegistryMail", "BeaconTestSupport",
                 "BeaconRegistryClient", "BeaconDelivery",
                 "BeaconEngine",
@@ -301,11 +313,15 @@ let package = Package(
         .testTarget(name: "BikeRegistryCoreTests", dependencies: ["BikeRegistryCore"]),
         .testTarget(name: "ListChangesTests", dependencies: ["ListChanges"]),
         .testTarget(name: "TextFormatsTests", dependencies: ["TextFormats"]),
+        .testTarget(
+            name: "StationSettingsTests",
+            dependencies: ["StationSettings", "BeaconEngine", "BeaconWire", "BeaconTestSupport"]),
         .testTarget(name: "BeaconWireTests", dependencies: ["BeaconWire", "BeaconTestSupport"]),
         .testTarget(
             name: "BeaconDaemonTests",
-            dependencies: ["LockedValue",
-                "BeaconDaemon", "BeaconControl", "BeaconMetrics", "DaemonSupport", "BeaconCapture", "BeaconEngine",
+            dependencies: [
+                "LockedValue",
+                "BeaconDaemon", "BeaconControl", "DaemonSupport", "BeaconEngine",
                 "BeaconRegistryClient", "BeaconDelivery", "BeaconOutbox", "BeaconWire", "BeaconTestSupport",
                 "BeaconMQTT", "BeaconPOSIX",
                 "BeaconMQTTStation", .product(name: "Logging", package: "swift-log"),
@@ -319,7 +335,8 @@ let package = Package(
             ]),
         .testTarget(
             name: "BeaconRegistryClientTests",
-            dependencies: ["LockedValue",
+            dependencies: [
+                "StationSettings", "LockedValue",
                 "BeaconRegistryClient", "BeaconDelivery", "BeaconOutbox", "BeaconEngine", "BeaconWire", "ListChanges",
                 "BeaconTestSupport", "RegistryTestServer", "DaemonSupport", "BikeListJSON",
                 .product(name: "Logging", package: "swift-log"),
@@ -328,7 +345,8 @@ let package = Package(
         .testTarget(
             name: "BeaconDeliveryTests", dependencies: ["BeaconDelivery", "BeaconTestSupport", "DaemonSupport"]),
         .testTarget(
-            name: "BeaconCaptureTests", dependencies: ["LockedValue", "BeaconCapture", "BeaconWire", "BeaconTestSupport", "CBlueZ"]),
+            name: "BeaconCaptureTests",
+            dependencies: ["LockedValue", "BeaconCapture", "BeaconWire", "BeaconTestSupport", "CBlueZ"]),
         .testTarget(name: "BeaconDBusTests", dependencies: ["BeaconDBus", "BeaconTestSupport"]),
         .testTarget(name: "BeaconMQTTTests", dependencies: ["BeaconMQTT", "BeaconTestSupport"]),
         .testTarget(
@@ -336,7 +354,8 @@ let package = Package(
             dependencies: ["BeaconPOSIX", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(
             name: "BeaconCLITests",
-            dependencies: ["LockedValue",
+            dependencies: [
+                "StationSettings", "LockedValue",
                 "BeaconCLI", "BeaconDaemon", "BeaconControl", "BeaconDelivery", "BeaconWire", "BeaconTestSupport",
                 "RegistryTestServer", "BeaconPOSIX", "BeaconMQTT", "BeaconOutbox", "BeaconCapture", "DaemonSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -346,6 +365,7 @@ let package = Package(
             name: "OutboxCrashChild",
             dependencies: [
                 "BeaconEngine", "BeaconOutbox", "BeaconDelivery", "BeaconRegistryClient", "BeaconWire", "DaemonSupport",
+                "StationSettings",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
@@ -367,7 +387,8 @@ let package = Package(
         // Fixture paths and the expected-decode loader shared by the test targets.
         .target(
             name: "BeaconTestSupport",
-            dependencies: ["LockedValue",
+            dependencies: [
+                "LockedValue",
                 "BeaconWire", "BeaconEngine", .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
             ], path: "Tests/BeaconTestSupport"),

@@ -13,16 +13,21 @@ let package = Package(
     targets: [
         // libFuzzer's driver, shared by every target.
         .target(name: "FuzzDriver"),
-        .executableTarget(name: "FuzzCapture", dependencies: ["FuzzDriver", .product(name: "BeaconWire", package: root)]),
-        .executableTarget(name: "FuzzHCIEvent", dependencies: ["FuzzDriver", .product(name: "BeaconWire", package: root)]),
-        .executableTarget(name: "FuzzAdvertisingData", dependencies: ["FuzzDriver", .product(name: "BeaconWire", package: root)]),
+        .executableTarget(
+            name: "FuzzCapture", dependencies: ["FuzzDriver", .product(name: "BeaconWire", package: root)]),
+        .executableTarget(
+            name: "FuzzHCIEvent", dependencies: ["FuzzDriver", .product(name: "BeaconWire", package: root)]),
+        .executableTarget(
+            name: "FuzzAdvertisingData", dependencies: ["FuzzDriver", .product(name: "BeaconWire", package: root)]),
         .executableTarget(
             name: "FuzzBikeList",
             dependencies: [
                 "FuzzDriver", .product(name: "BeaconEngine", package: root),
                 .product(name: "BikeListJSON", package: root), .product(name: "BeaconWire", package: root),
             ]),
-        .executableTarget(name: "FuzzConfig", dependencies: ["FuzzDriver", .product(name: "BeaconDaemon", package: root)]),
-        .executableTarget(name: "FuzzControlRequest", dependencies: ["FuzzDriver", .product(name: "BeaconControl", package: root)]),
+        .executableTarget(
+            name: "FuzzConfig", dependencies: ["FuzzDriver", .product(name: "StationSettings", package: root)]),
+        .executableTarget(
+            name: "FuzzControlRequest", dependencies: ["FuzzDriver", .product(name: "BeaconControl", package: root)]),
     ]
 )

@@ -3,6 +3,7 @@ import BeaconCapture
 import BeaconDaemon
 import BeaconRegistryClient
 import BeaconWire
+import StationSettings
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,7 +1,8 @@
 public import ArgumentParser
 import BeaconCapture
-public import BeaconDaemon
+import BeaconDaemon
 import BeaconPOSIX
+public import StationSettings
 import SystemPackage
 
 /// The configuration flags `run` and `check-config` share: `--config` and one flag per configuration key,

@@ -3,6 +3,7 @@ import BeaconDaemon
 import BeaconEngine
 import LockedValue
 import Logging
+import StationSettings
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -6,6 +6,7 @@ import BeaconPOSIX
 import BeaconRegistryClient
 public import BeaconWire
 import BikeListJSON
+import StationSettings
 import SystemPackage
 
 /// `beacond replay FILE…`: decode recorded captures and print their iBeacon advertisements.

@@ -1,7 +1,8 @@
 public import ArgumentParser
-public import BeaconCapture
+import BeaconCapture
 import BeaconDaemon
 import BeaconWire
+public import StationSettings
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,6 +1,7 @@
 public import ArgumentParser
 import BeaconControl
 import BeaconDaemon
+import StationSettings
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

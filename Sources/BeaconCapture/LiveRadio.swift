@@ -1,4 +1,5 @@
 public import BeaconWire
+public import StationSettings
 
 /// A live source of HCI events, whichever way it reaches the radio (raw HCI, or bluetoothd with the monitor
 /// channel or D-Bus): what the daemon's capture thread and `beacond scan` drive.
@@ -16,16 +17,7 @@ public protocol LiveRadio: AnyObject {
 extension HCICapture: LiveRadio {}
 extension BlueZCapture: LiveRadio {}
 
-/// The three ways to the radio, as the configuration names them.
-public enum RadioBackend: String, Sendable, CaseIterable {
-    case hci, monitor, dbus
-
-    /// "hci, monitor or dbus", for a message that lists the choices.
-    public static var spelledOut: String {
-        let names = allCases.map(\.rawValue)
-        return names.dropLast().joined(separator: ", ") + " or " + names.last!
-    }
-
+extension RadioBackend {
     /// Opens the adapters this way and starts scanning; returns the radio and how each adapter scans.
     public func open(
         adapters: [String], regions: [BeaconRegion], settings: CaptureSettings,

@@ -10,6 +10,7 @@ import BeaconRegistryClient
 import DaemonSupport
 import Logging
 import ServiceLifecycle
+import StationSettings
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

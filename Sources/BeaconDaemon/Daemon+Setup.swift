@@ -11,6 +11,7 @@ import DaemonSupport
 import LockedValue
 import Logging
 import NIOCore
+import StationSettings
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -11,6 +11,7 @@ import DaemonSupport
 public import Logging
 import NIOCore
 import ServiceLifecycle
+public import StationSettings
 import Synchronization
 import UnixSignals
 

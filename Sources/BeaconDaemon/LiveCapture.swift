@@ -3,6 +3,7 @@ public import BeaconEngine
 import BeaconPOSIX
 public import BeaconWire
 public import Logging
+public import StationSettings
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -28,7 +28,7 @@ public struct SystemClocks: Sendable {
 
     static func kernelBootID() -> String? {
         guard let bytes = try? WholeFile.read(path: "/proc/sys/kernel/random/boot_id", limit: 64) else { return nil }
-        let text = String(decoding: bytes, as: UTF8.self).trimmingSpaces.filter { $0 != "\n" }
+        let text = String(decoding: bytes, as: UTF8.self).filter { !$0.isWhitespace }
         return text.isEmpty ? nil : text
     }
 

@@ -1,10 +1,11 @@
 public import BeaconControl
 public import BeaconDelivery
 public import BeaconEngine
-public import BeaconMQTT
+import BeaconMQTT
 import DaemonSupport
 import Foundation
 public import Logging
+public import StationSettings
 
 /// What the station's MQTT side takes from the daemon's configuration (the password already read).
 public struct MQTTStationSettings: Sendable {

@@ -4,6 +4,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 public import ServiceLifecycle
+public import StationSettings
 
 /// `/metrics` over HTTP for Prometheus, when `metrics-listen` is set: one listening socket on NIO's shared event
 /// loops (the registry client's own), idle until scraped. GET or HEAD `/metrics` only; anything else is a 404 or

@@ -9,6 +9,7 @@ import NIOCore
 import NIOHTTP1
 import NIOHTTPCompression
 import NIOSSL
+import StationSettings
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

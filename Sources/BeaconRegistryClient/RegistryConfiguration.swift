@@ -1,17 +1,9 @@
+public import StationSettings
+
 /// Where the registry is and how to talk to it.
 public struct RegistryConfiguration: Sendable {
-    public enum Location: Sendable, Equatable {
-        /// The REST API at this base URL (`http://` or `https://`), e.g. `https://registry.example/api`.
-        case http(base: String)
-        /// The embedded registry: the missing set from a local JSON file, sightings appended to a JSON-lines file.
-        case file(bikes: String, sightings: String)
-    }
-
-    /// How the API key travels: as the `key` query parameter (what the FindMyBike registry checks) or as
-    /// `Authorization: Bearer`.
-    public enum Authentication: String, Sendable, CaseIterable {
-        case query, bearer
-    }
+    public typealias Location = RegistryLocation
+    public typealias Authentication = RegistryAuthentication
 
     public var location: Location
     public var authentication: Authentication
@@ -48,21 +40,6 @@ public struct RegistryConfiguration: Sendable {
         self.requestTimeout = requestTimeout
         self.listTimeout = listTimeout
         self.maximumResponseBytes = maximumResponseBytes
-    }
-
-    /// Parses `http(s)://…` or `file:///…/bikes.json`; for a file registry, sightings go to `sightingsFile`.
-    public static func location(_ text: String, sightingsFile: String) -> Location? {
-        if text.hasPrefix("http://") || text.hasPrefix("https://") {
-            var base = text
-            while base.hasSuffix("/") { base.removeLast() }
-            return .http(base: base)
-        }
-        if text.hasPrefix("file://") {
-            let path = String(text.dropFirst("file://".count))
-            guard path.hasPrefix("/") else { return nil }
-            return .file(bikes: path, sightings: sightingsFile)
-        }
-        return nil
     }
 }
 

@@ -7,6 +7,7 @@ import Foundation
 import LockedValue
 import Logging
 import RegistryTestServer
+import StationSettings
 import Testing
 
 /// A sink is one type and one entry in the daemon's list (`Daemon.additionalSinks` here, the test's own): it gets a

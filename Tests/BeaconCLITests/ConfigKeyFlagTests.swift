@@ -1,6 +1,7 @@
 import ArgumentParser
 import BeaconDaemon
 import BeaconTestSupport
+import StationSettings
 import Testing
 
 @testable import BeaconCLI

@@ -1,6 +1,7 @@
 import BeaconRegistryClient
 import BeaconTestSupport
 import Foundation
+import StationSettings
 import Testing
 
 @Suite(.timeLimit(.minutes(20))) struct APIKeyTests {

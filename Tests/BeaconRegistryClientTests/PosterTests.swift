@@ -8,6 +8,7 @@ import BeaconWire
 import DaemonSupport
 import Foundation
 import RegistryTestServer
+import StationSettings
 import Testing
 
 /// The poster against a real HTTP server on loopback that injects faults. Serialized, and every wait for an outcome

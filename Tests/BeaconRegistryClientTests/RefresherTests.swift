@@ -9,6 +9,7 @@ import Foundation
 import ListChanges
 import Logging
 import RegistryTestServer
+import StationSettings
 import Testing
 
 /// Serialized, and every wait for an outcome generous: see PosterTests.

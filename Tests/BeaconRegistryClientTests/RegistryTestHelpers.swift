@@ -7,6 +7,7 @@ import Foundation
 import InMemoryLogging
 import Logging
 import RegistryTestServer
+import StationSettings
 
 /// The key the test registry demands; no log line, error or status may ever contain it.
 let secretKey = "k3y-SECRET-0123456789"

@@ -4,6 +4,7 @@ import BeaconEngine
 import BeaconRegistryClient
 import BeaconTestSupport
 import Foundation
+import StationSettings
 import Testing
 
 /// SECURITY.md promises that beacond verifies the registry's certificate. Here the registry is a real HTTPS

@@ -8,6 +8,7 @@ import BikeRegistryCore
 import BikeRegistryStore
 import Foundation
 import NIOHTTP1
+import StationSettings
 import Testing
 
 /// beacond's own registry client (HTTPRegistry, as the daemon uses it) against the real bike-registry, with the key

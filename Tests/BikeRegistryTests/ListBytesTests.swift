@@ -7,6 +7,7 @@ import BikeRegistryCore
 import BikeRegistryStore
 import Foundation
 import Logging
+import StationSettings
 import Testing
 
 @testable import BikeRegistryServer

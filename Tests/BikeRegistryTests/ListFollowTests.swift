@@ -10,6 +10,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
+import StationSettings
 import Synchronization
 import Testing
 

@@ -12,6 +12,7 @@ import BeaconWire
 import DaemonSupport
 import Foundation
 import Logging
+import StationSettings
 
 let arguments = CommandLine.arguments
 guard arguments.count == 4, let count = UInt16(arguments[3]) else {

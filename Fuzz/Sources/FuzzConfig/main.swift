@@ -1,5 +1,5 @@
-import BeaconDaemon
 import FuzzDriver
+import StationSettings
 
 /// Any bytes as /etc/beacond/beacond.conf, parsed and applied as `beacond run` and `check-config` do.
 func fuzzConfig(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {

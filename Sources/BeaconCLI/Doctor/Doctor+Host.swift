@@ -1,5 +1,6 @@
 import BeaconControl
 import BeaconDaemon
+import StationSettings
 
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,7 @@
 import BeaconDaemon
 import BeaconMQTT
 import BeaconPOSIX
+import StationSettings
 
 #if canImport(Glibc)
 import Glibc

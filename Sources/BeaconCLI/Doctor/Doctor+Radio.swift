@@ -3,6 +3,7 @@ import BeaconDBus
 import BeaconDaemon
 import BeaconPOSIX
 import BeaconWire
+import StationSettings
 
 /// The radio's links: the adapter in the kernel, bluetoothd on the bus, and the capabilities the backend needs.
 extension Doctor {

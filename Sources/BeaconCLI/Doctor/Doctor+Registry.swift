@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import BeaconDaemon
 import BeaconEngine
 import BeaconRegistryClient
+import StationSettings
 
 /// The registry's link: reachable, and accepting this station's key, by the request the daemon makes every few
 /// minutes (a conditional `GET /bikes`, so a registry with nothing new answers 304 and sends nothing).

@@ -1,6 +1,7 @@
 import BeaconCapture
 import BeaconDBus
 import BeaconDaemon
+import StationSettings
 
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
 import BeaconDaemon
+import StationSettings
 
 /// One link `beacond doctor` checks, and what it found: ok, a warning that does not stop the service, or a failure
 /// with the command that fixes it.

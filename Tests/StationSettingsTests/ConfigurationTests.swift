@@ -1,10 +1,8 @@
-import BeaconCapture
-import BeaconDaemon
 import BeaconEngine
-import BeaconRegistryClient
 import BeaconTestSupport
 import BeaconWire
 import Foundation
+import StationSettings
 import Testing
 
 @Suite(.timeLimit(.minutes(20))) struct ConfigurationTests {

@@ -1,8 +1,4 @@
-import BeaconCapture
 import BeaconEngine
-import BeaconMQTT
-import BeaconMetrics
-import BeaconRegistryClient
 import BeaconWire
 
 extension DaemonConfiguration {
@@ -43,23 +39,24 @@ extension DaemonConfiguration {
             "registry", "url", "Registry: https://… or file:///…/bikes.json (default file://STATE/bikes.json).",
             \.registry, show: { $0 ?? "" }
         ) {
-            guard RegistryConfiguration.location($0, sightingsFile: "") != nil else {
+            guard RegistryLocation($0, sightingsFile: "") != nil else {
                 return .failure(.init("expected an http://, https:// or file:/// URL, got \"\($0)\""))
             }
             return .success($0)
-        },
+        }.reloadableOnHangUp(),
         .value(
             "auth", "mode", "How the API key is sent: query (?key=) or bearer.", \.authentication, show: { $0.rawValue }
         ) {
-            guard let mode = RegistryConfiguration.Authentication(rawValue: $0) else {
+            guard let mode = RegistryAuthentication(rawValue: $0) else {
                 return .failure(.init("expected query or bearer, got \"\($0)\""))
             }
             return .success(mode)
-        },
+        }.reloadableOnHangUp(),
         .value(
             "api-key-file", "path",
             "File holding the registry API key (or use the systemd credential registry-api-key).",
-            \.apiKeyFile, show: { $0 ?? "" }, parse: { absolutePath($0).map(Optional.some) }),
+            \.apiKeyFile, show: { $0 ?? "" }, parse: { absolutePath($0).map(Optional.some) }
+        ).reloadableOnHangUp(),
         .integer("refresh-interval", 10...86_400, "s", "Seconds between missing-set refreshes.", \.refreshInterval),
         .integer(
             "report-interval", 10...86_400, "s", "At most one update sighting per visit per this many seconds.",

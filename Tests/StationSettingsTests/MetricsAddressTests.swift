@@ -1,5 +1,4 @@
-import BeaconDaemon
-import BeaconMetrics
+import StationSettings
 import Testing
 
 /// `metrics-listen`'s value: an IP address to bind and a port, never a name.

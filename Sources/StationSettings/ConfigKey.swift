@@ -1,6 +1,6 @@
 /// One configuration key, the one place it is spelled: its name (the file's key and the flag of the same name), what
 /// its value looks like and means (the flag's help), how a value is read into a configuration, and how the value a
-/// configuration holds is written back (what SIGHUP compares). `DaemonConfiguration.table` lists them all; parsing,
+/// configuration holds is written back (what SIGHUP compares), and whether SIGHUP applies it. `DaemonConfiguration.table` lists them all; parsing,
 /// the flags, `--help`, `check-config` and the shipped example's test all read that list.
 public struct ConfigKey: Sendable {
     public let name: String
@@ -13,6 +13,15 @@ public struct ConfigKey: Sendable {
     let apply: @Sendable (inout DaemonConfiguration, [String]) -> (reason: String, index: Int)?
     /// The value a configuration holds, as text.
     let show: @Sendable (DaemonConfiguration) -> String
+    /// A SIGHUP applies it at once; any other key changed by a SIGHUP waits for a restart, and is named as waiting.
+    public private(set) var reloadable = false
+
+    /// This key, applied by SIGHUP.
+    func reloadableOnHangUp() -> ConfigKey {
+        var key = self
+        key.reloadable = true
+        return key
+    }
 
     /// A key of one value, checked by `parse` (nil and the reason, for a value it refuses).
     static func value<Value>(

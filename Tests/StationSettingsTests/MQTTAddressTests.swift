@@ -1,4 +1,4 @@
-import BeaconMQTT
+import StationSettings
 import Testing
 
 @Suite(.timeLimit(.minutes(20))) struct MQTTAddressTests {

@@ -1,10 +1,5 @@
-public import BeaconCapture
 public import BeaconEngine
-public import BeaconMQTT
-public import BeaconMetrics
-public import BeaconRegistryClient
 public import BeaconWire
-public import Logging
 
 /// Everything `beacond run` needs, from the configuration file with command-line flags on top.
 /// Every key is also a flag of the same name (`station-id` → `--station-id`).
@@ -24,7 +19,7 @@ public struct DaemonConfiguration: Sendable {
     public var stallTimeout = 120
     /// nil: the embedded registry, `file://<state-directory>/bikes.json`.
     public var registry: String?
-    public var authentication: RegistryConfiguration.Authentication = .query
+    public var authentication: RegistryAuthentication = .query
     public var apiKeyFile: String?
     public var refreshInterval = 300
     public var reportInterval = 600
@@ -120,9 +115,9 @@ public struct DaemonConfiguration: Sendable {
     }
 
     /// The registry location, the embedded one by default.
-    public var registryLocation: RegistryConfiguration.Location {
+    public var registryLocation: RegistryLocation {
         let sightings = stateDirectory + "/sightings.jsonl"
-        return RegistryConfiguration.location(
+        return RegistryLocation(
             registry ?? "file://\(stateDirectory)/bikes.json", sightingsFile: sightings)
             ?? .file(bikes: stateDirectory + "/bikes.json", sightings: sightings)
     }
@@ -140,28 +135,5 @@ enum BluetoothAddressText {
     static func isValid(_ text: String) -> Bool {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         return parts.count == 6 && parts.allSatisfy { $0.count == 2 && UInt8($0, radix: 16) != nil }
-    }
-}
-
-extension DaemonConfiguration {
-    /// The registry's API key as `run` loads it: `api-key-file`, else the systemd credential `registry-api-key`
-    /// (`$CREDENTIALS_DIRECTORY`); nil when neither is there. A file that is missing, empty, a directory or
-    /// unreadable is an error naming the file, the same in `run` and `check-config`.
-    public func apiKey(environment: [String: String]) throws(RegistryError) -> APIKey? {
-        if let path = apiKeyFile { return try APIKey.load(path: path) }
-        return try APIKey.fromCredentials(name: "registry-api-key", environment: environment)
-    }
-
-    /// The registry as it may be shown: user-info and key-like query values redacted.
-    public var registryShown: String {
-        registry.map(RegistryAddress.redacted) ?? "file://\(stateDirectory)/bikes.json (embedded)"
-    }
-
-    /// Says so when the key would cross a network in clear: an `http://` registry off this machine.
-    public func warnIfKeyTravelsInClear(logger: Logger) {
-        guard let registry, RegistryAddress.sendsKeyInClear(registry) else { return }
-        logger.warning(
-            "the registry is plain http:// on another machine: the API key crosses the network readable; use https://",
-            metadata: ["registry": "\(RegistryAddress.redacted(registry))"])
     }
 }
