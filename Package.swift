@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "BikeListJSON", targets: ["BikeListJSON"]),
         .library(name: "BeaconControl", targets: ["BeaconControl"]),
         .library(name: "StationSettings", targets: ["StationSettings"]),
+        .library(name: "TextFormats", targets: ["TextFormats"]),
     ],
     dependencies: [
         // The command line: subcommands, --help, validation errors.
@@ -179,7 +180,7 @@ let package = Package(
         // The station's settings: the table of keys (from which the file, the flags, --help and SIGHUP's comparison
         // come), the file's reader, and the values the keys hold (addresses, the backend's name). Pure, so the config
         // fuzzer builds none of the I/O stack, and the modules that take those values share one spelling of them.
-        .target(name: "StationSettings", dependencies: ["BeaconEngine", "BeaconWire", "BeaconPOSIX"]),
+        .target(name: "StationSettings", dependencies: ["BeaconEngine", "BeaconWire", "BeaconPOSIX", "TextFormats"]),
         // The daemon: the capture, engine, delivery, control, metrics and health services wired
         // into one ServiceGroup. No @main, so tests can drive it.
         .target(
@@ -278,7 +279,8 @@ let package = Package(
             name: "bike-registry",
             dependencies: [
                 "BikeRegistryServer", "BikeRegistryCore", "BikeRegistryStore", "BikeRegistryMail", "DaemonSupport",
-                "BeaconPOSIX", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "BeaconPOSIX", "TextFormats", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -315,7 +317,7 @@ let package = Package(
         .testTarget(name: "TextFormatsTests", dependencies: ["TextFormats"]),
         .testTarget(
             name: "StationSettingsTests",
-            dependencies: ["StationSettings", "BeaconEngine", "BeaconWire", "BeaconTestSupport"]),
+            dependencies: ["StationSettings", "BeaconEngine", "BeaconWire", "BeaconTestSupport", "TextFormats"]),
         .testTarget(name: "BeaconWireTests", dependencies: ["BeaconWire", "BeaconTestSupport"]),
         .testTarget(
             name: "BeaconDaemonTests",
@@ -354,7 +356,7 @@ let package = Package(
             dependencies: ["BeaconPOSIX", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(
             name: "BeaconCLITests",
-            dependencies: [
+            dependencies: ["TextFormats", 
                 "StationSettings", "LockedValue",
                 "BeaconCLI", "BeaconDaemon", "BeaconControl", "BeaconDelivery", "BeaconWire", "BeaconTestSupport",
                 "RegistryTestServer", "BeaconPOSIX", "BeaconMQTT", "BeaconOutbox", "BeaconCapture", "DaemonSupport",

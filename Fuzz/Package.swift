@@ -26,7 +26,10 @@ let package = Package(
                 .product(name: "BikeListJSON", package: root), .product(name: "BeaconWire", package: root),
             ]),
         .executableTarget(
-            name: "FuzzConfig", dependencies: ["FuzzDriver", .product(name: "StationSettings", package: root)]),
+            name: "FuzzConfig", dependencies: [
+                "FuzzDriver", .product(name: "StationSettings", package: root),
+                .product(name: "TextFormats", package: root),
+            ]),
         .executableTarget(
             name: "FuzzControlRequest", dependencies: ["FuzzDriver", .product(name: "BeaconControl", package: root)]),
     ]

@@ -4,6 +4,7 @@ import BeaconDaemon
 import BeaconPOSIX
 public import StationSettings
 import SystemPackage
+import TextFormats
 
 /// The configuration flags `run` and `check-config` share: `--config` and one flag per configuration key,
 /// each overriding the file.
@@ -67,7 +68,8 @@ public struct ConfigOptions: ParsableArguments {
             let given = defaults[key.name].flatMap { $0.isEmpty ? nil : " (default: \($0))" } ?? ""
             return "  --\(key.name) <\(key.valueName)>\n" + wrapped(key.help + given, indent: 8, width: 79)
         }
-        return "Configuration keys, each a flag of the same name that overrides the file:\n"
+        return
+            "Configuration keys, each also a flag of the same name and a variable BEACOND_KEY (station-id: BEACOND_STATION_ID; a list comma-separated). A flag wins over the variable, the variable over the file:\n"
             + lines.joined(separator: "\n")
     }
 
@@ -119,6 +121,7 @@ public struct ConfigOptions: ParsableArguments {
         }
         let messages = all.map(\.element).map { error in
             switch error.line {
+            case 0 where error.variable != nil: "\(error.variable!): \(error.key): \(error.reason)"
             case 0: "--\(error.key): \(error.reason)"
             case let line?: "\(path): line \(line): \(error.key): \(error.reason)"
             case nil: "\(error.key): \(error.reason)"

@@ -8,6 +8,7 @@ public import BeaconWire
 import BikeListJSON
 import StationSettings
 import SystemPackage
+import TextFormats
 
 /// `beacond replay FILE…`: decode recorded captures and print their iBeacon advertisements.
 public struct ReplayCommand: ParsableCommand {

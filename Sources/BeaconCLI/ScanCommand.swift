@@ -3,6 +3,7 @@ import BeaconCapture
 import BeaconDaemon
 import BeaconWire
 public import StationSettings
+import TextFormats
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

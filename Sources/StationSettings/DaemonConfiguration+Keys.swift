@@ -117,8 +117,14 @@ extension DaemonConfiguration {
             "mqtt-topic-prefix", "topic", "Topic prefix for the station's MQTT topics (default beacond/STATION-ID).",
             \.mqttTopicPrefix, show: { $0 ?? "" }
         ) {
-            guard !$0.isEmpty, !$0.hasSuffix("/"), !$0.contains(where: { "+#\0".contains($0) }) else {
-                return .failure(.init("expected a topic without +, # or a trailing /, got \"\($0)\""))
+            // MQTT 3.1.1 section 1.5.3: a topic should hold no control characters, and a broker may drop the client.
+            guard !$0.isEmpty, !$0.hasSuffix("/"),
+                !$0.unicodeScalars.contains(where: {
+                    "+#".unicodeScalars.contains($0) || $0.value < 0x20 || (0x7F..<0xA0).contains($0.value)
+                })
+            else {
+                return .failure(
+                    .init("expected a topic without +, #, control characters or a trailing /, got \"\($0)\""))
             }
             return .success($0)
         },

@@ -1,5 +1,6 @@
 public import BeaconEngine
 public import BeaconWire
+public import TextFormats
 
 /// Everything `beacond run` needs, from the configuration file with command-line flags on top.
 /// Every key is also a flag of the same name (`station-id` → `--station-id`).
@@ -58,14 +59,14 @@ public struct DaemonConfiguration: Sendable {
         }
     }
 
-    /// Applies file entries, then flag entries (which win), collecting every error rather than stopping at
-    /// the first, so `check-config` can list them all.
+    /// Applies file entries, then the environment's `BEACOND_…` variables, then flag entries (which win), collecting
+    /// every error rather than stopping at the first, so `check-config` can list them all.
     public static func load(
         file: [ConfigFile.Entry], flags: [ConfigFile.Entry], environment: [String: String] = [:]
     ) -> (DaemonConfiguration, [ConfigError]) {
         var configuration = DaemonConfiguration(environment: environment)
         var errors: [ConfigError] = []
-        for entries in [file, flags] {
+        for entries in [file, environmentEntries(environment), flags] {
             var seen: [String: Int?] = [:]
             var lists: [String: (key: ConfigKey, given: [ConfigFile.Entry])] = [:]
             for entry in entries {
@@ -84,13 +85,15 @@ public struct DaemonConfiguration: Sendable {
                 }
                 seen[entry.key] = entry.line
                 if let (reason, _) = key.apply(&configuration, [entry.value]) {
-                    errors.append(ConfigError(key: entry.key, line: entry.line, reason: reason))
+                    errors.append(
+                        ConfigError(key: entry.key, line: entry.line, reason: reason, variable: entry.variable))
                 }
             }
             // A list given in a later source replaces the earlier one whole.
             for (name, list) in lists.sorted(by: { $0.key < $1.key }) {
                 if let (reason, index) = list.key.apply(&configuration, list.given.map(\.value)) {
-                    errors.append(ConfigError(key: name, line: list.given[index].line, reason: reason))
+                    let given = list.given[index]
+                    errors.append(ConfigError(key: name, line: given.line, reason: reason, variable: given.variable))
                 }
             }
         }
@@ -100,6 +103,23 @@ public struct DaemonConfiguration: Sendable {
             ($0.element.line ?? .max, $0.offset) < ($1.element.line ?? .max, $1.offset)
         }
         return (configuration, ordered.map(\.element))
+    }
+
+    /// The variable a key is read from: `station-id` → `BEACOND_STATION_ID`.
+    public static func variable(_ key: String) -> String {
+        "BEACOND_" + String(key.uppercased().map { $0 == "-" ? "_" : $0 })
+    }
+
+    /// Each key's variable that the environment sets, as entries; a repeatable key's values separated by commas
+    /// (`BEACOND_ADAPTER=hci0,hci1`). Variables of the prefix that name no key are left alone: the tests' and
+    /// the tools' own (`BEACOND_ARTIFACTS`) share it.
+    static func environmentEntries(_ environment: [String: String]) -> [ConfigFile.Entry] {
+        table.flatMap { key -> [ConfigFile.Entry] in
+            let variable = variable(key.name)
+            guard let value = environment[variable] else { return [] }
+            let values = key.repeatable ? value.split(separator: ",").map(String.init) : [value]
+            return values.map { ConfigFile.Entry(key: key.name, value: $0, line: 0, variable: variable) }
+        }
     }
 
     func crossChecks() -> [ConfigError] {

@@ -20,8 +20,18 @@ struct Serve: AsyncParsableCommand {
             bound: a request's head, an idle connection, a delivery to an owner's endpoint, the connections served at \
             once (past --max-connections new clients wait in the listen queue). The defaults suit one registry for \
             many cafés; the unit's LimitNOFILE= is sized for --max-connections.
+
+            Every option is also a line of the settings file (`listen = 0.0.0.0:8180`, `allow-private-webhooks = \
+            true`) and a variable (BIKE_REGISTRY_LISTEN, as an EnvironmentFile= sets it). The command line wins over \
+            the environment, the environment over the file. An error in the file or the environment names its line \
+            or variable and exits 78.
             """)
 
+    @Option(
+        help: ArgumentHelp(
+            "Settings file of key = value lines, each key a long option (default \(ServeSettings.defaultPath), if it exists).",
+            valueName: "path"))
+    var config: String?
     @Option(help: "HOST:PORT to listen on.") var listen = "127.0.0.1:8180"
     @OptionGroup var database: DatabaseOption
     @Option(

@@ -3,6 +3,7 @@ import BeaconDaemon
 import BeaconTestSupport
 import StationSettings
 import Testing
+import TextFormats
 
 @testable import BeaconCLI
 

@@ -4,6 +4,7 @@ import BeaconWire
 import Foundation
 import StationSettings
 import Testing
+import TextFormats
 
 @Suite(.timeLimit(.minutes(20))) struct ConfigurationTests {
     static func load(_ text: String, flags: [(String, String)] = [], environment: [String: String] = [:]) -> (
@@ -28,6 +29,37 @@ import Testing
         #expect(
             configuration.registryLocation
                 == .file(bikes: "/var/lib/beacond/bikes.json", sightings: "/var/lib/beacond/sightings.jsonl"))
+    }
+
+    @Test func theEnvironmentSetsEveryKeyOverTheFileAndUnderTheFlags() {
+        let (configuration, errors) = Self.load(
+            "station-id = from-file\nexit-timeout = 40\nadapter = hci9\n",
+            flags: [("exit-timeout", "50")],
+            environment: [
+                "BEACOND_STATION_ID": "from-environment", "BEACOND_EXIT_TIMEOUT": "45",
+                "BEACOND_ADAPTER": "hci0,00:1A:7D:DA:71:13", "BEACOND_ARTIFACTS": "/tmp/not-a-key",
+            ])
+        #expect(errors.isEmpty, "\(errors)")
+        #expect(configuration.stationID == "from-environment")
+        #expect(configuration.exitTimeout == 50)
+        #expect(configuration.adapters == ["hci0", "00:1A:7D:DA:71:13"])
+        // Every key has its variable, spelt from its name; a value it refuses names it (a username takes any text).
+        #expect(DaemonConfiguration.variable("api-key-file") == "BEACOND_API_KEY_FILE")
+        for key in DaemonConfiguration.keys {
+            let (_, refused) = Self.load("", environment: [DaemonConfiguration.variable(key): "\u{1}bad"])
+            #expect(
+                refused.contains { $0.key == key && $0.variable == DaemonConfiguration.variable(key) }
+                    || key == "mqtt-username",
+                "\(key): \(refused)")
+        }
+    }
+
+    @Test func aBadValueFromTheEnvironmentNamesItsVariable() {
+        let (_, errors) = Self.load("", environment: ["BEACOND_REFRESH_INTERVAL": "often"])
+        #expect(
+            errors.map(\.description) == [
+                "BEACOND_REFRESH_INTERVAL: refresh-interval: expected a whole number from 10 to 86400, got \"often\""
+            ])
     }
 
     @Test func aFullFileAndFlagsThatOverrideIt() {

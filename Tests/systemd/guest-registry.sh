@@ -75,12 +75,17 @@ mail_round() {
         2> /tmp/relay.err & RELAY=$!
     printf '%s\n' "$password" > /etc/bike-registry/smtp-password && chmod 0600 /etc/bike-registry/smtp-password
     install -m 0644 relay.pem /etc/bike-registry/relay-ca.pem
-    printf '[Service]\nLoadCredential=smtp-password:/etc/bike-registry/smtp-password\nExecStart=\nExecStart=/usr/bin/bike-registry serve --listen 127.0.0.1:8180 --allow-private-webhooks --public-url http://127.0.0.1:8180 --smtp smtp://127.0.0.1:2525 --smtp-user registry --smtp-ca-file /etc/bike-registry/relay-ca.pem --mail-from "FindMyBike <noreply@vm.test>"\n' \
-        > /etc/systemd/system/bike-registry.service.d/test.conf
+    # The relay's settings as an operator writes them: in the packaged settings file, one more in the unit's
+    # EnvironmentFile=, the password a credential; the unit's own ExecStart= (no flags).
+    cp /etc/bike-registry/bike-registry.conf /tmp/bike-registry.conf.packaged
+    printf 'public-url = http://127.0.0.1:8180\nsmtp = smtp://127.0.0.1:2525\nsmtp-user = registry\nsmtp-ca-file = /etc/bike-registry/relay-ca.pem\nmail-from = "FindMyBike <noreply@vm.test>"\n' \
+        >> /etc/bike-registry/bike-registry.conf
+    printf 'BIKE_REGISTRY_ALLOW_PRIVATE_WEBHOOKS=true\n' > /etc/default/bike-registry
+    printf '[Service]\nLoadCredential=smtp-password:/etc/bike-registry/smtp-password\n' > /etc/systemd/system/bike-registry.service.d/test.conf
     started=$(date +%s)
     systemctl daemon-reload && systemctl restart bike-registry
     wait_for '[ "$(systemctl is-active bike-registry)" = active ]' 30 && journal_since $started -u bike-registry | grep -q "e-mail to owners through smtp://127.0.0.1:2525" \
-        && ok "mail: bike-registry serves with the relay, its password the credential smtp-password" \
+        && ok "mail: bike-registry serves with the relay from /etc/bike-registry/bike-registry.conf and /etc/default/bike-registry, its password the credential smtp-password" \
         || { fail "mail: $(systemctl is-active bike-registry)"; journal_since $started -u bike-registry | tail -10; }
     api PATCH "/owner/bikes/$ROUND_BIKE" "$ROUND_TOKEN" '{"notify":{"email":"rider@vm.test"}}' | grep -q '^200 ' \
         && ok "mail: the owner saved an address" || fail "mail: could not save the address"
@@ -112,6 +117,7 @@ urllib.request.urlopen(request, timeout=10)' "$ROUND_BIKE" "$ROUND_KEY" "$now" 2
     journalctl --no-pager -o cat -u bike-registry | grep -qF -e "rider@vm.test" -e "$password" \
         && fail "mail: an address or the relay's password is in the journal" || ok "mail: no address and no password in the journal"
     kill $RELAY 2> /dev/null
+    cp /tmp/bike-registry.conf.packaged /etc/bike-registry/bike-registry.conf && rm -f /etc/default/bike-registry
 }
 
 # ---------------------------------------------------------------------------------------------------- install
@@ -182,7 +188,7 @@ apt-get purge -y -q bike-registry > /tmp/apt-purge-registry.log 2>&1 || { fail "
 systemctl daemon-reload
 left=""
 for path in /var/lib/bike-registry /usr/bin/bike-registry /usr/lib/systemd/system/bike-registry.service /usr/lib/sysusers.d/bike-registry.conf \
-    /usr/share/doc/bike-registry /etc/systemd/system/multi-user.target.wants/bike-registry.service; do
+    /usr/share/doc/bike-registry /etc/systemd/system/multi-user.target.wants/bike-registry.service /etc/bike-registry/bike-registry.conf; do
     [ -e "$path" ] && left="$left $path"
 done
 [ -z "$left" ] && ok "bike-registry: purge left no file behind" || fail "bike-registry: purge left:$left"

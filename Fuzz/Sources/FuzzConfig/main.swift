@@ -1,5 +1,6 @@
 import FuzzDriver
 import StationSettings
+import TextFormats
 
 /// Any bytes as /etc/beacond/beacond.conf, parsed and applied as `beacond run` and `check-config` do.
 func fuzzConfig(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {

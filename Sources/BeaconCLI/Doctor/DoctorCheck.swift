@@ -1,5 +1,6 @@
 import BeaconDaemon
 import StationSettings
+import TextFormats
 
 /// One link `beacond doctor` checks, and what it found: ok, a warning that does not stop the service, or a failure
 /// with the command that fixes it.

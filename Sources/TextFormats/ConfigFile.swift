@@ -1,5 +1,7 @@
-/// beacond's configuration file: `key = value` lines, `#` comments, blank lines ignored, a key repeated where
-/// it takes several values (`region`, `adapter`). Values may be wrapped in double quotes.
+/// Both programs' configuration files (beacond's `/etc/beacond/beacond.conf`, bike-registry's
+/// `/etc/bike-registry/bike-registry.conf`): `key = value` lines, `#` comments, blank lines ignored, a key repeated
+/// where it takes several values (`region`, `adapter`). Values may be wrapped in double quotes. What a key means is
+/// each program's to say; this reads the lines.
 ///
 /// Why not TOML or YAML: every setting is a scalar or a list of scalars, and a flat file is what Raspberry Pi
 /// users already edit (`/boot/config.txt`, `/etc/default/*`); its parser is forty lines with nothing to
@@ -8,13 +10,16 @@ public struct ConfigFile: Sendable {
     public struct Entry: Sendable, Equatable {
         public var key: String
         public var value: String
-        /// 1-based line in the file; 0 for a command-line flag.
+        /// 1-based line in the file; 0 for a command-line flag or an environment variable.
         public var line: Int
+        /// The environment variable it came from, if it did.
+        public var variable: String?
 
-        public init(key: String, value: String, line: Int) {
+        public init(key: String, value: String, line: Int, variable: String? = nil) {
             self.key = key
             self.value = value
             self.line = line
+            self.variable = variable
         }
     }
 
@@ -53,17 +58,20 @@ public struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The line in the file, nil for a command-line flag.
     public var line: Int?
     public var reason: String
+    /// The environment variable the value came from, if it did.
+    public var variable: String?
 
     /// What came from the file (a key, a value quoted in the reason) is kept printable: a file of binary garbage
     /// must not send escape sequences to the terminal or the journal.
-    public init(key: String, line: Int? = nil, reason: String) {
+    public init(key: String, line: Int? = nil, reason: String, variable: String? = nil) {
         self.key = key.escapingControlCharacters
         self.line = line
         self.reason = reason.escapingControlCharacters
+        self.variable = variable
     }
 
     public var description: String {
-        (line.map { "line \($0): " } ?? "") + "\(key): \(reason)"
+        (variable.map { "\($0): " } ?? line.map { "line \($0): " } ?? "") + "\(key): \(reason)"
     }
 }
 
