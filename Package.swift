@@ -134,10 +134,8 @@ let package = Package(
         .target(
             name: "BeaconDelivery",
             dependencies: [
-                "BeaconEngine", "BeaconOutbox", "DaemonSupport", .product(name: "Logging", package: "swift-log"),
-                // The poster's state behind a lock ThreadSanitizer sees (Synchronization.Mutex's futex hand-over is not
-                // instrumented).
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                "BeaconEngine", "BeaconOutbox", "DaemonSupport", "LockedValue",
+                .product(name: "Logging", package: "swift-log"),
             ]),
         // The station's side of the registry (the client; bike-registry's own modules are BikeRegistry*): missing-set
         // refresh with offline cache, the bike list, and the registry as a sink (HTTP or file).

@@ -8,7 +8,7 @@ public enum SightingLine {
     /// count, rssi, rssiMax, proximity, distance. RSSI is rounded to 0.1 dB and distance to the centimetre.
     public static func json(_ sighting: Sighting) -> String {
         var text = "{\"sightingId\":\"\(sighting.id)\",\"kind\":\"\(sighting.kind.rawValue)\""
-        text += ",\"bikeId\":" + jsonString(sighting.bikeID)
+        text += ",\"bikeId\":" + JSONString.literal(sighting.bikeID)
         text +=
             ",\"uuid\":\"\(sighting.beacon.uuid)\",\"major\":\(sighting.beacon.major),\"minor\":\(sighting.beacon.minor)"
         text += ",\"firstSeen\":\"\(sighting.firstSeen.iso8601)\",\"lastSeen\":\"\(sighting.lastSeen.iso8601)\""
@@ -29,9 +29,6 @@ public enum SightingLine {
         return String(scaled / scale)
     }
 }
-
-/// A JSON string literal (`JSONString`).
-func jsonString(_ text: String) -> String { JSONString.literal(text) }
 
 /// `--format table` for sightings: one row per sighting in 80 columns, under a line naming the date
 /// (of the visit's first advert) whenever it changes. Bike ids longer than 14 characters are cut.

@@ -1,8 +1,8 @@
 import BeaconEngine
 public import BeaconOutbox
 public import DaemonSupport
+import LockedValue
 public import Logging
-import NIOConcurrencyHelpers
 
 /// Drains one sink's line of the outbox into it (the registry, an MQTT broker), oldest first: one attempt at a time,
 /// a sighting no longer owed to the sink only once it took it (a 2xx, a PUBACK), retryable failures retried with
@@ -19,7 +19,7 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
     private let clock: C
     private let logger: Logger
     private let wallClock: @Sendable () -> Int64
-    private let state: NIOLockedValueBox<State>
+    private let state: LockedValue<State>
     private let doorbell = Doorbell()
 
     struct State {
@@ -56,7 +56,7 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
         self.clock = clock
         self.logger = logger
         self.wallClock = wallClock
-        self.state = NIOLockedValueBox(State(policy: PosterPolicy(backoff: backoff)))
+        self.state = LockedValue(State(policy: PosterPolicy(backoff: backoff)))
     }
 
     /// Tells the poster there is something new (after an enqueue); cheap, never blocks.
@@ -66,22 +66,22 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
     /// instead would drop an answer the registry already gave, and the next start would post the sighting again.
     /// (A post takes at most its deadline, 20 s; the unit gives a stop 30.)
     public func stop() {
-        state.withLockedValue { $0.stopping = true }
+        state.withLock { $0.stopping = true }
         doorbell.ring()
     }
 
-    private var stopping: Bool { state.withLockedValue { $0.stopping } }
+    private var stopping: Bool { state.withLock { $0.stopping } }
 
     /// The sink's configuration changed (SIGHUP), or the sink is back: held sightings are tried again at once.
     public func resume() {
-        state.withLockedValue {
+        state.withLock {
             $0.resumes += 1
         }
         doorbell.ring()
     }
 
     public var statistics: PosterStatistics {
-        state.withLockedValue {
+        state.withLock {
             var statistics = $0.policy.statistics
             statistics.waitingForClock = $0.waitingForClock
             statistics.clockChecks = $0.clockChecks
@@ -102,13 +102,13 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
             }
             guard let entry else {
                 // Nothing to send: wait for a nudge, or look again now and then in case one was missed.
-                state.withLockedValue { $0.waitingForClock = false }
+                state.withLock { $0.waitingForClock = false }
                 await doorbell.wait(timeout: idlePoll, clock: clock)
                 continue
             }
-            let resumesBefore = state.withLockedValue { $0.resumes }
+            let resumesBefore = state.withLock { $0.resumes }
             guard let outcome = await attempt(entry) else { continue }
-            let (step, next) = state.withLockedValue { state in
+            let (step, next) = state.withLock { state in
                 // The generator is stateless; one per draw keeps an async function's local out of the lock's
                 // closure, an inout capture ThreadSanitizer's runtime cannot follow (it crashed).
                 var random = SystemRandomNumberGenerator()
@@ -118,7 +118,7 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
                 try? await clock.sleep(for: .seconds(5))
                 continue
             }
-            state.withLockedValue { $0.policy = next }
+            state.withLock { $0.policy = next }
             log(outcome, step, entry)
             switch step.wake {
             case .stop: await sleepUnlessStopped(step.wait)
@@ -197,7 +197,7 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
         }
         switch SightingClock.decide(pending, reading: reading, limit: clockWait) {
         case .wait(let left):
-            let first = state.withLockedValue { state in
+            let first = state.withLock { state in
                 defer { (state.waitingForClock, state.clockChecks) = (true, state.clockChecks + 1) }
                 return !state.waitingForClock
             }
@@ -209,7 +209,7 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
             await doorbell.wait(timeout: min(left, .seconds(1)), clock: clock)
             return nil
         case .settle(let offset, let synchronized):
-            state.withLockedValue { $0.waitingForClock = false }
+            state.withLock { $0.waitingForClock = false }
             let settled = sighting.settled(pending, offset: offset, synchronized: synchronized)
             do {
                 try outbox.settleTime(entry, body: settled.json)
@@ -232,7 +232,7 @@ public final class SightingPoster<C: Clock>: Sendable where C.Duration == Durati
     private func waitWhileHeld(_ delay: Duration, resumesBefore: Int) async {
         let deadline = clock.now.advanced(by: delay)
         while !Task.isCancelled, !stopping, clock.now < deadline {
-            if state.withLockedValue({ $0.resumes != resumesBefore }) { return }
+            if state.withLock({ $0.resumes != resumesBefore }) { return }
             await doorbell.wait(timeout: clock.now.duration(to: deadline), clock: clock)
         }
     }

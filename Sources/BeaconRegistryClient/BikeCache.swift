@@ -111,7 +111,7 @@ public struct BikeCache: Sendable {
         do {
             try AtomicFile.write(to: path) { write in
                 var text = Array(#"{"version":\#(Self.setVersion),"fetchedAt":\#(contents.fetchedAt),"source":"#.utf8)
-                JSONText.appendString(contents.source, to: &text)
+                JSONString.append(contents.source, to: &text)
                 text += Array(#","validators":"#.utf8) + header + Array(#","bikes":["#.utf8)
                 var first = true
                 try contents.set.forEachBike { region, bike, identities in
@@ -135,7 +135,7 @@ public struct BikeCache: Sendable {
     /// with its identities, as the registry lists it.
     static func append(_ bike: BikeRecord, region: BeaconRegion, identities: [UInt32], to text: inout [UInt8]) {
         text += Array(#"{"id":"#.utf8)
-        JSONText.appendString(bike.id, to: &text)
+        JSONString.append(bike.id, to: &text)
         if identities.isEmpty { text += Array(#","beaconMinor":\#(bike.minor)"#.utf8) }
         text += Array(#","missing":true,"beaconUUID":"\#(region.uuid)""#.utf8)
         if let major = bike.major, identities.isEmpty { text += Array(#","beaconMajor":\#(major)"#.utf8) }
@@ -149,7 +149,7 @@ public struct BikeCache: Sendable {
         for (name, value) in [("make", bike.make), ("model", bike.model), ("colour", bike.colour)] {
             guard let value else { continue }
             text += Array(",\"\(name)\":".utf8)
-            JSONText.appendString(value, to: &text)
+            JSONString.append(value, to: &text)
         }
         text.append(UInt8(ascii: "}"))
     }
@@ -161,10 +161,10 @@ enum JSONText {
     /// uses and no more.
     static func append(_ entry: ListedEntry, to text: inout [UInt8]) {
         text += Array(#"{"id":"#.utf8)
-        appendString(entry.id, to: &text)
+        JSONString.append(entry.id, to: &text)
         if let uuid = entry.uuid {
             text += Array(#","beaconUUID":"#.utf8)
-            appendString(uuid, to: &text)
+            JSONString.append(uuid, to: &text)
         }
         if entry.isRotating {
             text += Array(#","beaconIdentities":["#.utf8)
@@ -180,7 +180,7 @@ enum JSONText {
         for (name, value) in [("make", entry.make), ("model", entry.model), ("colour", entry.colour)] {
             guard let value else { continue }
             text += Array(",\"\(name)\":".utf8)
-            appendString(value, to: &text)
+            JSONString.append(value, to: &text)
         }
         text.append(UInt8(ascii: "}"))
     }
@@ -192,13 +192,11 @@ enum JSONText {
         for (name, value) in [("etag", validators.etag), ("lastModified", validators.lastModified)] {
             guard let value else { continue }
             text += Array("\(first ? "" : ",")\"\(name)\":".utf8)
-            appendString(value, to: &text)
+            JSONString.append(value, to: &text)
             first = false
         }
         text.append(UInt8(ascii: "}"))
     }
-
-    static func appendString(_ string: String, to text: inout [UInt8]) { JSONString.append(string, to: &text) }
 }
 
 /// Replaces a file's contents atomically and durably.

@@ -1,6 +1,7 @@
 import BeaconPOSIX
 public import ListChanges
 import SystemPackage
+import TextFormats
 
 /// The bike cache's next version, written a bike at a time as the list comes (or as changes are applied to the one
 /// held), to a file of its own beside the cache: the list whole, as the registry listed it (`ListedEntry`), every
@@ -24,7 +25,7 @@ public final class ListFile: @unchecked Sendable {
             throw RegistryError(.file, "\(path): cannot write the bike cache: \(error)")
         }
         text = Array(#"{"version":\#(BikeCache.version),"fetchedAt":\#(fetchedAt),"source":"#.utf8)
-        JSONText.appendString(source, to: &text)
+        JSONString.append(source, to: &text)
         text += Array(#","validators":"#.utf8)
         JSONText.appendValidators(validators, to: &text)
         text += Array(#","bikes":["#.utf8)

@@ -31,19 +31,16 @@ struct RequestLog<Context: RequestContext>: RouterMiddleware {
     private func ended(_ request: Request, context: Context, status: Int, since started: ContinuousClock.Instant) {
         let route = LoggedPath.matched(context.endpointPath)
         metrics?.requestEnded(method: request.method, route: route, status: status, after: .now - started)
-        RequestLogLine.write(
-            logger, method: request.method, path: LoggedPath(route: route, path: request.uri.path), status: status,
+        write(
+            method: request.method, path: LoggedPath(route: route, path: request.uri.path), status: status,
             since: started, quiet: route.map(HealthRoutes.paths.contains) ?? false)
     }
-}
 
-/// The line itself.
-enum RequestLogLine {
-    /// Nothing is worked out (the path, the time taken) when the logger would drop the line: a registry run at
-    /// `--log-level warning` answers most requests, the stations' refreshes, with no line.
-    static func write(
-        _ logger: Logger, method: HTTPRequest.Method, path: @autoclosure () -> LoggedPath, status: Int,
-        since started: ContinuousClock.Instant, quiet: Bool = false
+    /// The line itself. Nothing is worked out (the path, the time taken) when the logger would drop it: a registry
+    /// run at `--log-level warning` answers most requests, the stations' refreshes, with no line.
+    private func write(
+        method: HTTPRequest.Method, path: @autoclosure () -> LoggedPath, status: Int,
+        since started: ContinuousClock.Instant, quiet: Bool
     ) {
         let level: Logger.Level = quiet ? .debug : status >= 500 ? .error : .info
         guard logger.logLevel <= level else { return }
