@@ -18,7 +18,7 @@ public struct CheckConfigCommand: ParsableCommand {
         commandName: "check-config",
         abstract: "Check the configuration file and flags; list every error with its key and reason.",
         discussion: "Exit status: 0 when the configuration is good, 78 (EX_CONFIG) when it is not." + "\n\n"
-            + ConfigOptions.keyHelp)
+            + ConfigOptions.keyNote)
 
     @OptionGroup public var options: ConfigOptions
 

@@ -30,7 +30,7 @@ public struct RunCommand: AsyncParsableCommand {
             Exit status: 0 after a clean stop; 1 when capture fails; 2 when a capture file cannot be read; \
             69 when the capture backend is unavailable; 73 when the state directory, outbox or control socket \
             cannot be made; 78 for configuration errors.
-            """ + "\n\n" + ConfigOptions.keyHelp)
+            """ + "\n\n" + ConfigOptions.keyNote)
 
     @OptionGroup public var options: ConfigOptions
 

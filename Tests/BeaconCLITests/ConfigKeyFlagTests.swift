@@ -19,6 +19,8 @@ import TextFormats
             entries.map(\.key).sorted() == DaemonConfiguration.keys.sorted(),
             "a flag without its key, or a key without its flag")
         #expect(entries.allSatisfy { $0.value == "value-of-\($0.key)" }, "each flag's value arrives under its own key")
+        // And no flag is declared beside the table's keys.
+        #expect(Mirror(reflecting: KeyFlags()).children.count == DaemonConfiguration.table.count)
     }
 
     @Test func runsHelpListsEveryKey() async throws {
@@ -39,9 +41,10 @@ import TextFormats
             "--config", "/nonexistent", "--region=FDA50693-A4E2-4FB1-AFCF-C6EB07647825:7",
         ])
         #expect(options.config == "/nonexistent")
+        // In the table's order; a list's values in the order given.
         #expect(
             options.flagEntries.map { "\($0.key)=\($0.value)" } == [
-                "longitude=-0.12", "latitude=-33.9", "region=E2C56DB5-DFFB-48D2-B060-D0F5A71096E0",
+                "latitude=-33.9", "longitude=-0.12", "region=E2C56DB5-DFFB-48D2-B060-D0F5A71096E0",
                 "region=FDA50693-A4E2-4FB1-AFCF-C6EB07647825:7",
             ])
         let (configuration, errors) = options.load(environment: [:])
@@ -50,8 +53,8 @@ import TextFormats
     }
 
     @Test(arguments: [
-        (["--no-such-key", "1"], "unknown option '--no-such-key'"), (["--latitude"], "--latitude needs a value"),
-        (["51.5"], "unexpected argument '51.5'"),
+        (["--no-such-key", "1"], "Unknown option '--no-such-key'"),
+        (["--latitude"], "Missing value for '--latitude <degrees>'"), (["51.5"], "Unexpected argument '51.5'"),
     ])
     func aFlagThatIsNoKeyOrHasNoValueIsAUsageError(arguments: [String], message: String) {
         do {

@@ -23,7 +23,7 @@ public struct DoctorCommand: AsyncParsableCommand {
             the control socket).
 
             Exit status: 0 when every check passes (warnings allowed), 1 when one fails.
-            """ + "\n\n" + ConfigOptions.keyHelp)
+            """ + "\n\n" + ConfigOptions.keyNote)
 
     @OptionGroup public var options: ConfigOptions
 
