@@ -407,18 +407,21 @@ for target in package.targets where target.type != .system {
 
 /// Where Debian's libdbus-1-dev puts the headers `pkg-config --cflags dbus-1` names: the API, and one
 /// architecture's types under its multiarch directory. Named here rather than through pkgConfig, which would put
-/// `-ldbus-1` on the link line as well (packages are built on the machine they are for: scripts/package-deb).
+/// `-ldbus-1` on the link line as well. This manifest is compiled for the machine that builds, not the one the
+/// binary is for, so it cannot pick the target's directory: it names the target's under the sysroot first (a path
+/// starting with `=` is the sysroot's to clang, for a cross build with a Swift SDK: scripts/setup-arm64), then the
+/// build machine's own for a native build, which has no sysroot. A directory that is not there is passed over.
 var dbusHeaders: [String] {
+    let multiarch = ["aarch64-linux-gnu", "x86_64-linux-gnu", "arm-linux-gnueabihf"]
+    let sysroot = ["=/usr/include/dbus-1.0"] + multiarch.map { "=/usr/lib/\($0)/dbus-1.0/include" }
     #if arch(x86_64)
-    let multiarch = "x86_64-linux-gnu"
+    let host = "x86_64-linux-gnu"
     #elseif arch(arm64)
-    let multiarch = "aarch64-linux-gnu"
-    #elseif arch(arm)
-    let multiarch = "arm-linux-gnueabihf"
+    let host = "aarch64-linux-gnu"
     #else
-    let multiarch = "unknown-linux-gnu"
+    let host = "arm-linux-gnueabihf"
     #endif
-    return ["/usr/include/dbus-1.0", "/usr/lib/\(multiarch)/dbus-1.0/include"]
+    return sysroot + ["/usr/include/dbus-1.0", "/usr/lib/\(host)/dbus-1.0/include"]
 }
 
 // beacond's benchmarks (Benchmarks/Sources, BENCHMARKS.md), only when BEACOND_BENCHMARKS is set, as Hummingbird keeps
