@@ -148,7 +148,12 @@ enum TestPostgres {
         }) {
             FileHandle.standardError.write(Data("bike-registry tests: PostgreSQL cases skipped: \(unavailable)\n".utf8))
         }
+        #if compiler(>=6.3)
         try Test.cancel("no PostgreSQL server: scripts/test-postgres starts one")
+        #else
+        // Swift 6.2 (Debian's, the arm64 build's) has no Test.cancel: the case fails, saying why.
+        throw unavailable
+        #endif
     }
 
     static func createDatabase() async throws -> String {
