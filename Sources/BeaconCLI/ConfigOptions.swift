@@ -63,7 +63,7 @@ public struct ConfigOptions: ParsableArguments {
         }
         let messages = all.map(\.element).map { error in
             switch error.line {
-            case 0 where error.variable != nil: "\(error.variable!): \(error.key): \(error.reason)"
+            case 0 where error.variable != nil: error.description
             case 0: "--\(error.key): \(error.reason)"
             case let line?: "\(path): line \(line): \(error.key): \(error.reason)"
             case nil: "\(error.key): \(error.reason)"

@@ -60,33 +60,30 @@ public struct KeyFlags: ParsableArguments {
 
     /// The flags given, as the table's entries (line 0: a flag).
     var entries: [ConfigFile.Entry] {
-        let given: [(String, [String])] = [
-            ("station-id", stationId.map { [$0] } ?? []), ("latitude", latitude.map { [$0] } ?? []),
-            ("longitude", longitude.map { [$0] } ?? []), ("region", region), ("backend", backend.map { [$0] } ?? []),
-            ("adapter", adapter), ("scan-interval-ms", scanIntervalMs.map { [$0] } ?? []),
-            ("scan-window-ms", scanWindowMs.map { [$0] } ?? []), ("stall-timeout", stallTimeout.map { [$0] } ?? []),
-            ("registry", registry.map { [$0] } ?? []), ("auth", auth.map { [$0] } ?? []),
-            ("api-key-file", apiKeyFile.map { [$0] } ?? []), ("refresh-interval", refreshInterval.map { [$0] } ?? []),
-            ("report-interval", reportInterval.map { [$0] } ?? []), ("exit-timeout", exitTimeout.map { [$0] } ?? []),
-            ("station-beacon", stationBeacon.map { [$0] } ?? []),
-            ("station-silence", stationSilence.map { [$0] } ?? []),
-            ("state-directory", stateDirectory.map { [$0] } ?? []),
-            ("control-socket", controlSocket.map { [$0] } ?? []),
-            ("outbox-capacity", outboxCapacity.map { [$0] } ?? []),
-            ("clock-sync-wait", clockSyncWait.map { [$0] } ?? []),
-            ("capture-gather-ms", captureGatherMs.map { [$0] } ?? []), ("mqtt", mqtt.map { [$0] } ?? []),
-            ("mqtt-username", mqttUsername.map { [$0] } ?? []),
-            ("mqtt-password-file", mqttPasswordFile.map { [$0] } ?? []),
-            ("mqtt-ca-file", mqttCaFile.map { [$0] } ?? []), ("mqtt-topic-prefix", mqttTopicPrefix.map { [$0] } ?? []),
-            ("metrics-listen", metricsListen.map { [$0] } ?? []),
+        let single: [(String, String?)] = [
+            ("station-id", stationId), ("latitude", latitude), ("longitude", longitude), ("backend", backend),
+            ("scan-interval-ms", scanIntervalMs), ("scan-window-ms", scanWindowMs), ("stall-timeout", stallTimeout),
+            ("registry", registry), ("auth", auth), ("api-key-file", apiKeyFile),
+            ("refresh-interval", refreshInterval), ("report-interval", reportInterval), ("exit-timeout", exitTimeout),
+            ("station-beacon", stationBeacon), ("station-silence", stationSilence),
+            ("state-directory", stateDirectory), ("control-socket", controlSocket),
+            ("outbox-capacity", outboxCapacity), ("clock-sync-wait", clockSyncWait),
+            ("capture-gather-ms", captureGatherMs), ("mqtt", mqtt), ("mqtt-username", mqttUsername),
+            ("mqtt-password-file", mqttPasswordFile), ("mqtt-ca-file", mqttCaFile),
+            ("mqtt-topic-prefix", mqttTopicPrefix), ("metrics-listen", metricsListen),
         ]
+        let given = single.compactMap { key, value in value.map { (key, [$0]) } }
+            + [("region", region), ("adapter", adapter)]
         return given.flatMap { key, values in values.map { ConfigFile.Entry(key: key, value: $0, line: 0) } }
     }
+
+    /// Each key's default as `settings` prints it, made once for all the flags' help.
+    private static let defaults = DaemonConfiguration().settings
 
     /// The key's help as the table gives it, with its value's shape and its default.
     static func help(_ name: String) -> ArgumentHelp {
         guard let key = DaemonConfiguration.key(name) else { preconditionFailure("no key \(name) in the table") }
-        let given = DaemonConfiguration().settings[name].flatMap { $0.isEmpty ? nil : " (default: \($0))" } ?? ""
+        let given = defaults[name].flatMap { $0.isEmpty ? nil : " (default: \($0))" } ?? ""
         return ArgumentHelp(key.help + given, valueName: key.valueName)
     }
 }

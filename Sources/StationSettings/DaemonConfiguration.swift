@@ -107,7 +107,7 @@ public struct DaemonConfiguration: Sendable {
 
     /// The variable a key is read from: `station-id` → `BEACOND_STATION_ID`.
     public static func variable(_ key: String) -> String {
-        "BEACOND_" + String(key.uppercased().map { $0 == "-" ? "_" : $0 })
+        ConfigFile.variable(for: key, prefix: "BEACOND_")
     }
 
     /// Each key's variable that the environment sets, as entries; a repeatable key's values separated by commas

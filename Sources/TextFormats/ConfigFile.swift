@@ -29,6 +29,12 @@ public struct ConfigFile: Sendable {
 
     public init(entries: [Entry]) { self.entries = entries }
 
+    /// The environment variable that sets a key, the same way in both programs: the program's prefix, then the key
+    /// upper-cased with its dashes as underscores (`BEACOND_` and `station-id` → `BEACOND_STATION_ID`).
+    public static func variable(for key: String, prefix: String) -> String {
+        prefix + String(key.uppercased().map { $0 == "-" ? "_" : $0 })
+    }
+
     public init(text: String) {
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = index + 1

@@ -61,7 +61,7 @@ struct ServeSettings {
 
     /// The variable a key is read from: `listen` → `BIKE_REGISTRY_LISTEN`.
     static func variable(_ key: String) -> String {
-        environmentPrefix + key.uppercased().replacingOccurrences(of: "-", with: "_")
+        ConfigFile.variable(for: key, prefix: environmentPrefix)
     }
 
     /// Every problem with the file or the environment, each naming where and which key.
