@@ -424,6 +424,14 @@ var dbusHeaders: [String] {
     return sysroot + ["/usr/include/dbus-1.0", "/usr/lib/\(host)/dbus-1.0/include"]
 }
 
+// BEACOND_TEST_TARGETS=A,B keeps only those test targets, so that `swift build --build-tests` builds and links just
+// them: scripts/test-arm64 runs the pure suites on arm64 under qemu, and the others need servers, a kernel's sockets
+// or libraries Debian's cross toolchain lacks.
+if let kept = Context.environment["BEACOND_TEST_TARGETS"] {
+    let names = Set(kept.split(separator: ",").map(String.init))
+    package.targets.removeAll { $0.type == .test && !names.contains($0.name) }
+}
+
 // beacond's benchmarks (Benchmarks/Sources, BENCHMARKS.md), only when BEACOND_BENCHMARKS is set, as Hummingbird keeps
 // its own: `scripts/build-release --benchmarks` (Benchmarks/run) builds them with the shipping binary's flags, so the
 // modules they measure are compiled once and are the ones that ship; `swift build` and `swift test` never see them.

@@ -150,10 +150,13 @@ struct ServeSettings {
 
     /// The file's text, nil when it is not there; at most 1 MiB.
     static func read(_ path: String) throws -> String? {
+        // One catch that rethrows, not `catch where`: Debian's Swift 6.2.3 crashes on a typed throw caught by a
+        // pattern in a function that throws `any Error` (SIL verification: stack dealloc with empty stack).
         do {
             return String(decoding: try WholeFile.read(path: path, limit: 1 << 20), as: UTF8.self)
-        } catch  where error.errno == .noSuchFileOrDirectory {
-            return nil
+        } catch {
+            if error.errno == .noSuchFileOrDirectory { return nil }
+            throw error
         }
     }
 

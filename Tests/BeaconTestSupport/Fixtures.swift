@@ -4,7 +4,11 @@ public import Foundation
 /// Where the test captures live: `Fixtures/` in this repository and `../shared/fixtures` beside it
 /// (the real captures, which CI provides and the repository must not copy).
 public enum Fixtures {
-    public static let repositoryRoot: URL = URL(fileURLWithPath: #filePath)
+    /// The clone, as the compiler saw it; BEACOND_SOURCE_ROOT when the tests run where it is elsewhere (built for arm64
+    /// in a chroot that saw it at /src, run under qemu beside it: scripts/test-arm64).
+    public static let repositoryRoot: URL =
+        ProcessInfo.processInfo.environment["BEACOND_SOURCE_ROOT"].map { URL(fileURLWithPath: $0) }
+        ?? URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     public static let edgeDirectory = repositoryRoot.appendingPathComponent("Fixtures/edge")

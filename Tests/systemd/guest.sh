@@ -426,7 +426,11 @@ EOF
 advertising & ADVERTISING=$!
 
 # ---------------------------------------------------------------------------------------------------- bike-registry
-source ./guest-registry.sh
+if [ -f bike-registry_current.deb ]; then
+    source ./guest-registry.sh
+else
+    echo "systemd-vm: info: no bike-registry package for $(dpkg --print-architecture): the station alone (the registry is tested on amd64)"
+fi
 
 # ---------------------------------------------------------------------------------------------------- purge
 stop_advertising
