@@ -72,7 +72,8 @@ public struct KeyFlags: ParsableArguments {
             ("mqtt-password-file", mqttPasswordFile), ("mqtt-ca-file", mqttCaFile),
             ("mqtt-topic-prefix", mqttTopicPrefix), ("metrics-listen", metricsListen),
         ]
-        let given = single.compactMap { key, value in value.map { (key, [$0]) } }
+        let given =
+            single.compactMap { key, value in value.map { (key, [$0]) } }
             + [("region", region), ("adapter", adapter)]
         return given.flatMap { key, values in values.map { ConfigFile.Entry(key: key, value: $0, line: 0) } }
     }
