@@ -105,15 +105,13 @@ public struct VehicleIdentifiers: Sendable, Equatable {
         if let year, !(Bounds.firstYear...(thisYear + 1)).contains(year) {
             refuse("year", "must be from \(Bounds.firstYear) to \(thisYear + 1)")
         }
-        if let securityMarking {
-            if let problem = Self.textProblem(securityMarking, limit: Bounds.securityMarking) {
-                refuse("securityMarking", problem)
-            }
+        if let securityMarking, let problem = Self.textProblem(securityMarking, limit: Bounds.securityMarking) {
+            refuse("securityMarking", problem)
         }
-        if let distinguishingMarks {
-            if let problem = Self.textProblem(distinguishingMarks, limit: Bounds.distinguishingMarks) {
-                refuse("distinguishingMarks", problem)
-            }
+        if let distinguishingMarks,
+            let problem = Self.textProblem(distinguishingMarks, limit: Bounds.distinguishingMarks)
+        {
+            refuse("distinguishingMarks", problem)
         }
         return refusals
     }
